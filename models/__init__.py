@@ -1,0 +1,1 @@
+"""The game as data: combat documents and the objects they describe."""

@@ -1,0 +1,578 @@
+"""The combat/1 document: parse and check it into frozen objects.
+
+One JSON object describes the battlefield at the start of one combat damage step
+(SPEC §1). :meth:`Combat.from_json` refuses anything malformed with an
+:class:`~trample.models.errors.InputError` whose ``path`` names the offending field,
+so that nothing downstream ever sees an inconsistent combat.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from trample.models.errors import InputError
+
+Step = Literal["first_strike", "regular"]
+STEPS: tuple[Step, ...] = ("first_strike", "regular")
+
+TRAMPLE = "trample"
+TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
+DEATHTOUCH = "deathtouch"
+FIRST_STRIKE = "first strike"
+DOUBLE_STRIKE = "double strike"
+INDESTRUCTIBLE = "indestructible"
+RECOGNIZED_KEYWORDS = frozenset(
+    {TRAMPLE, TRAMPLE_OVER_PLANESWALKERS, DEATHTOUCH, FIRST_STRIKE, DOUBLE_STRIKE, INDESTRUCTIBLE}
+)
+"""Keywords that change damage assignment; every other keyword is accepted and ignored."""
+
+UNSUPPORTED_KEYWORDS = ("banding", "bands with other")
+
+# Limits: every integer in a document must have a magnitude of at most MAX_MAGNITUDE, so
+# that sums over a whole combat stay far inside 64-bit arithmetic in the CP-SAT model.
+MAX_MAGNITUDE = 2**40
+MAX_OBJECTS = 20_000
+MAX_BLOCKS_PER_CREATURE = 1_000
+MAX_ID_LENGTH = 200
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def normalize_keyword(keyword: str) -> str:
+    """Lower-case ``keyword`` with ``_``, ``-`` and runs of spaces made one space.
+
+    >>> normalize_keyword("Trample_Over-Planeswalkers")
+    'trample over planeswalkers'
+    """
+    return _SEPARATORS.sub(" ", keyword).strip().lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player and their life total."""
+
+    id: str
+    life: int = 20
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Creature:
+    """A creature on the battlefield, attacking, blocking or neither."""
+
+    id: str
+    controller: str
+    power: int
+    toughness: int
+    damage: int = 0
+    value: int = 1
+    keywords: frozenset[str] = frozenset()
+    attacking: str | None = None
+    blocked: bool | None = None
+    blocking: tuple[str, ...] = ()
+    name: str | None = None
+
+    def has(self, keyword: str) -> bool:
+        """Whether the creature has ``keyword`` (already normalized)."""
+        return keyword in self.keywords
+
+    @property
+    def is_attacking(self) -> bool:
+        """Whether the creature is an attacking creature."""
+        return self.attacking is not None
+
+    @property
+    def is_blocking(self) -> bool:
+        """Whether the creature blocks at least one attacker."""
+        return bool(self.blocking)
+
+    @property
+    def has_trample(self) -> bool:
+        """Trample of either kind (702.19c: trample over planeswalkers is a variant)."""
+        return TRAMPLE in self.keywords or TRAMPLE_OVER_PLANESWALKERS in self.keywords
+
+    @property
+    def has_first_strike(self) -> bool:
+        """First strike or double strike: it assigns in the first-strike step (510.4)."""
+        return FIRST_STRIKE in self.keywords or DOUBLE_STRIKE in self.keywords
+
+    @property
+    def lethal_need(self) -> int:
+        """Damage still needed to reach toughness (0 or less: already lethal)."""
+        return self.toughness - self.damage
+
+    @property
+    def label(self) -> str:
+        """The name if given, else the id."""
+        return self.name or self.id
+
+
+@dataclass(frozen=True, slots=True)
+class Planeswalker:
+    """A planeswalker; ``in_combat`` is false once it was removed from combat (506.4c)."""
+
+    id: str
+    controller: str
+    loyalty: int
+    in_combat: bool = True
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Battle:
+    """A battle; its protector is the defending player for it."""
+
+    id: str
+    protector: str
+    defense: int
+    in_combat: bool = True
+    name: str | None = None
+
+
+Kind = Literal["player", "creature", "planeswalker", "battle"]
+
+
+@dataclass(frozen=True, slots=True)
+class Combat:
+    """The battlefield at the start of one combat damage step (SPEC §1)."""
+
+    active_player: str
+    players: tuple[Player, ...]
+    creatures: tuple[Creature, ...]
+    planeswalkers: tuple[Planeswalker, ...] = ()
+    battles: tuple[Battle, ...] = ()
+    step: Step = "regular"
+    _index: dict[str, Player | Creature | Planeswalker | Battle] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+    _blockers: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        index: dict[str, Player | Creature | Planeswalker | Battle] = {}
+        for obj in (*self.players, *self.creatures, *self.planeswalkers, *self.battles):
+            index[obj.id] = obj
+        blockers: dict[str, list[str]] = {c.id: [] for c in self.creatures if c.is_attacking}
+        for creature in self.creatures:
+            for attacker in creature.blocking:
+                blockers.setdefault(attacker, []).append(creature.id)
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
+
+    # -- look-ups ---------------------------------------------------------------------
+
+    def __contains__(self, object_id: object) -> bool:
+        return object_id in self._index
+
+    def get(self, object_id: str) -> Player | Creature | Planeswalker | Battle:
+        """The object with this id (KeyError if there is none)."""
+        return self._index[object_id]
+
+    def kind(self, object_id: str) -> Kind:
+        """Whether the id names a player, creature, planeswalker or battle."""
+        obj = self._index[object_id]
+        if isinstance(obj, Player):
+            return "player"
+        if isinstance(obj, Creature):
+            return "creature"
+        if isinstance(obj, Planeswalker):
+            return "planeswalker"
+        return "battle"
+
+    def creature(self, object_id: str) -> Creature:
+        """The creature with this id."""
+        obj = self._index[object_id]
+        assert isinstance(obj, Creature)
+        return obj
+
+    def planeswalker(self, object_id: str) -> Planeswalker:
+        """The planeswalker with this id."""
+        obj = self._index[object_id]
+        assert isinstance(obj, Planeswalker)
+        return obj
+
+    def battle(self, object_id: str) -> Battle:
+        """The battle with this id."""
+        obj = self._index[object_id]
+        assert isinstance(obj, Battle)
+        return obj
+
+    def blockers_of(self, attacker_id: str) -> tuple[str, ...]:
+        """The creatures blocking ``attacker_id``, in document order."""
+        return self._blockers.get(attacker_id, ())
+
+    def is_blocked(self, attacker: Creature) -> bool:
+        """Blocked: it has a blocker, or ``blocked`` says its blockers are gone (509.1h)."""
+        return bool(self.blockers_of(attacker.id)) or attacker.blocked is True
+
+    def is_live(self, target_id: str) -> bool:
+        """A player, or a planeswalker or battle not removed from combat (506.4c)."""
+        obj = self._index[target_id]
+        if isinstance(obj, (Planeswalker, Battle)):
+            return obj.in_combat
+        return isinstance(obj, Player)
+
+    def label(self, object_id: str) -> str:
+        """The object's name if it has one, else its id."""
+        obj = self._index.get(object_id)
+        return (obj.name if obj is not None else None) or object_id
+
+    @property
+    def attackers(self) -> tuple[Creature, ...]:
+        """The attacking creatures, in document order."""
+        return tuple(c for c in self.creatures if c.is_attacking)
+
+    @property
+    def blockers(self) -> tuple[Creature, ...]:
+        """The blocking creatures, in document order."""
+        return tuple(c for c in self.creatures if c.is_blocking)
+
+    @property
+    def defending_players(self) -> tuple[Player, ...]:
+        """Every player other than the active player."""
+        return tuple(p for p in self.players if p.id != self.active_player)
+
+    def attacked(self, target_id: str) -> bool:
+        """Whether some creature attacks ``target_id``."""
+        return any(c.attacking == target_id for c in self.creatures)
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, document: object) -> Combat:
+        """Parse and check a combat/1 document; raise InputError naming the bad field."""
+        return _parse_combat(document)
+
+    def to_json(self) -> dict[str, Any]:
+        """The combat/1 document of this combat (defaults written out)."""
+        doc: dict[str, Any] = {
+            "active_player": self.active_player,
+            "players": [_drop_none({"id": p.id, "life": p.life, "name": p.name})
+                        for p in self.players],
+            "creatures": [_creature_json(c) for c in self.creatures],
+        }
+        if self.planeswalkers:
+            doc["planeswalkers"] = [
+                _drop_none({"id": p.id, "controller": p.controller, "loyalty": p.loyalty,
+                            "in_combat": p.in_combat, "name": p.name})
+                for p in self.planeswalkers
+            ]
+        if self.battles:
+            doc["battles"] = [
+                _drop_none({"id": b.id, "protector": b.protector, "defense": b.defense,
+                            "in_combat": b.in_combat, "name": b.name})
+                for b in self.battles
+            ]
+        doc["step"] = self.step
+        return doc
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _creature_json(c: Creature) -> dict[str, Any]:
+    d: dict[str, Any] = {"id": c.id, "controller": c.controller, "power": c.power,
+                         "toughness": c.toughness, "damage": c.damage, "value": c.value,
+                         "keywords": sorted(c.keywords)}
+    if c.name is not None:
+        d["name"] = c.name
+    if c.attacking is not None:
+        d["attacking"] = c.attacking
+    if c.blocked is not None:
+        d["blocked"] = c.blocked
+    if c.blocking:
+        d["blocking"] = list(c.blocking)
+    return d
+
+
+# -- parsing helpers ---------------------------------------------------------------------
+
+REQUEST_FIELDS = frozenset({"side", "objective", "assignment", "time_limit"})
+"""Top-level fields a document may carry for the request it is part of (SPEC §5)."""
+
+_MISSING = object()
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction" if not value.is_integer() else "a float"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, Sequence):
+        return "a list"
+    return type(value).__name__
+
+
+class _Obj:
+    """Typed field access on one JSON object, with error paths."""
+
+    def __init__(self, value: object, path: str, allowed: frozenset[str]) -> None:
+        if not isinstance(value, Mapping):
+            raise InputError(path or "document", f"must be an object, not {_describe(value)}")
+        self.data = value
+        self.path = path
+        for key in value:
+            if not isinstance(key, str) or key not in allowed:
+                raise InputError(self.sub(str(key)), "unknown field (accepted: "
+                                 + ", ".join(sorted(allowed)) + ")")
+
+    def sub(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def raw(self, key: str) -> object:
+        return self.data.get(key, _MISSING)
+
+    def required(self, key: str) -> object:
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            raise InputError(self.sub(key), "required field is missing")
+        return value
+
+    def id(self, key: str, *, required: bool = True) -> str | None:
+        value = self.required(key) if required else self.data.get(key, None)
+        if value is None and not required:
+            return None
+        return check_id(value, self.sub(key))
+
+    def integer(self, key: str, default: int | None = None, *, minimum: int | None = None) -> int:
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            if default is None:
+                raise InputError(self.sub(key), "required field is missing")
+            return default
+        return check_int(value, self.sub(key), minimum=minimum)
+
+    def boolean(self, key: str) -> bool | None:
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            return None
+        if not isinstance(value, bool):
+            raise InputError(self.sub(key), f"must be true or false, not {_describe(value)}")
+        return value
+
+    def string(self, key: str) -> str | None:
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            return None
+        if not isinstance(value, str):
+            raise InputError(self.sub(key), f"must be a string, not {_describe(value)}")
+        return value
+
+    def array(self, key: str, *, required: bool = False, limit: int = MAX_OBJECTS) -> list[Any]:
+        value = self.data.get(key, _MISSING)
+        if value is _MISSING:
+            if required:
+                raise InputError(self.sub(key), "required field is missing")
+            return []
+        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+            raise InputError(self.sub(key), f"must be a list, not {_describe(value)}")
+        if len(value) > limit:
+            raise InputError(self.sub(key), f"has {len(value)} entries; the limit is {limit}")
+        return list(value)
+
+
+def check_int(value: object, path: str, *, minimum: int | None = None) -> int:
+    """``value`` as an int, refused (InputError at ``path``) if it is not a JSON integer."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(path, f"must be an integer, not {_describe(value)}")
+    if abs(value) > MAX_MAGNITUDE:
+        raise InputError(path, f"{value} is out of range (magnitude at most 2^40)")
+    if minimum is not None and value < minimum:
+        raise InputError(path, f"must be at least {minimum}, not {value}")
+    return value
+
+
+def check_id(value: object, path: str) -> str:
+    """``value`` as an id: a non-empty string of bounded length."""
+    if not isinstance(value, str):
+        raise InputError(path, f"must be an id (a string), not {_describe(value)}")
+    if not value:
+        raise InputError(path, "must be a non-empty id")
+    if len(value) > MAX_ID_LENGTH:
+        raise InputError(path, f"id is longer than {MAX_ID_LENGTH} characters")
+    return value
+
+
+_TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures", "planeswalkers",
+                         "battles", "step"}) | REQUEST_FIELDS
+_PLAYER_FIELDS = frozenset({"id", "life", "name"})
+_CREATURE_FIELDS = frozenset({"id", "controller", "power", "toughness", "damage", "value",
+                              "keywords", "attacking", "blocked", "blocking", "name"})
+_PLANESWALKER_FIELDS = frozenset({"id", "controller", "loyalty", "in_combat", "name"})
+_BATTLE_FIELDS = frozenset({"id", "protector", "defense", "in_combat", "name"})
+
+
+def _parse_keywords(raw: list[Any], path: str) -> frozenset[str]:
+    keywords = set()
+    for i, value in enumerate(raw):
+        if not isinstance(value, str):
+            raise InputError(f"{path}[{i}]", f"must be a string, not {_describe(value)}")
+        keyword = normalize_keyword(value)
+        if any(keyword.startswith(k) for k in UNSUPPORTED_KEYWORDS):
+            raise InputError(f"{path}[{i}]", f"{value!r}: banding is not supported yet")
+        keywords.add(keyword)
+    return frozenset(keywords)
+
+
+def _parse_combat(document: object) -> Combat:
+    top = _Obj(document, "", _TOP_FIELDS)
+    fmt = top.raw("format")
+    if fmt is not _MISSING and fmt != "combat/1":
+        raise InputError("format", f"must be 'combat/1', not {fmt!r}")
+
+    seen: dict[str, str] = {}
+
+    def register(object_id: str, path: str) -> None:
+        if object_id in seen:
+            raise InputError(path, f"duplicate id {object_id!r} (also {seen[object_id]})")
+        seen[object_id] = path
+
+    players: list[Player] = []
+    raw_players = top.array("players", required=True)
+    if not raw_players:
+        raise InputError("players", "must list at least one player")
+    for i, raw in enumerate(raw_players):
+        obj = _Obj(raw, f"players[{i}]", _PLAYER_FIELDS)
+        pid = obj.id("id")
+        assert pid is not None
+        register(pid, obj.sub("id"))
+        players.append(Player(pid, obj.integer("life", 20), obj.string("name")))
+    player_ids = {p.id for p in players}
+
+    active = top.id("active_player")
+    assert active is not None
+    if active not in player_ids:
+        raise InputError("active_player", f"{active!r} is not one of the players")
+
+    def player_ref(obj: _Obj, key: str) -> str:
+        pid = obj.id(key)
+        assert pid is not None
+        if pid not in player_ids:
+            raise InputError(obj.sub(key), f"{pid!r} is not a player")
+        return pid
+
+    planeswalkers: list[Planeswalker] = []
+    for i, raw in enumerate(top.array("planeswalkers")):
+        obj = _Obj(raw, f"planeswalkers[{i}]", _PLANESWALKER_FIELDS)
+        wid = obj.id("id")
+        assert wid is not None
+        register(wid, obj.sub("id"))
+        in_combat = obj.boolean("in_combat")
+        planeswalkers.append(Planeswalker(wid, player_ref(obj, "controller"),
+                                          obj.integer("loyalty"),
+                                          True if in_combat is None else in_combat,
+                                          obj.string("name")))
+    battles: list[Battle] = []
+    for i, raw in enumerate(top.array("battles")):
+        obj = _Obj(raw, f"battles[{i}]", _BATTLE_FIELDS)
+        bid = obj.id("id")
+        assert bid is not None
+        register(bid, obj.sub("id"))
+        in_combat = obj.boolean("in_combat")
+        battles.append(Battle(bid, player_ref(obj, "protector"), obj.integer("defense"),
+                              True if in_combat is None else in_combat, obj.string("name")))
+
+    raw_creatures = top.array("creatures", required=True)
+    parsed: list[tuple[_Obj, Creature, list[Any]]] = []
+    for i, raw in enumerate(raw_creatures):
+        obj = _Obj(raw, f"creatures[{i}]", _CREATURE_FIELDS)
+        cid = obj.id("id")
+        assert cid is not None
+        register(cid, obj.sub("id"))
+        creature = Creature(
+            id=cid,
+            controller=player_ref(obj, "controller"),
+            power=obj.integer("power"),
+            toughness=obj.integer("toughness"),
+            damage=obj.integer("damage", 0, minimum=0),
+            value=obj.integer("value", 1),
+            keywords=_parse_keywords(obj.array("keywords"), obj.sub("keywords")),
+            attacking=obj.id("attacking", required=False),
+            blocked=obj.boolean("blocked"),
+            name=obj.string("name"),
+        )
+        blocking = obj.array("blocking", limit=MAX_BLOCKS_PER_CREATURE)
+        parsed.append((obj, creature, blocking))
+
+    # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
+    # battle an opponent protects.  defender[x] is the defending player for attacker x.
+    defender: dict[str, str] = {}
+    pw_by_id = {p.id: p for p in planeswalkers}
+    battle_by_id = {b.id: b for b in battles}
+    for obj, c, _ in parsed:
+        if c.attacking is None:
+            if c.blocked is not None:
+                raise InputError(obj.sub("blocked"), "only an attacking creature can be blocked")
+            continue
+        path = obj.sub("attacking")
+        if c.controller != active:
+            raise InputError(path, f"{c.id!r} is controlled by {c.controller!r}, not the "
+                             f"active player {active!r}; only the active player attacks")
+        target = c.attacking
+        if target in player_ids:
+            owner = target
+        elif target in pw_by_id:
+            owner = pw_by_id[target].controller
+        elif target in battle_by_id:
+            owner = battle_by_id[target].protector
+        else:
+            raise InputError(path, f"{target!r} is not a player, planeswalker or battle")
+        if owner == active:
+            raise InputError(path, f"{target!r} is the active player's own; a creature attacks "
+                             "an opponent, their planeswalker or a battle they protect")
+        defender[c.id] = owner
+
+    creatures: list[Creature] = []
+    blocked_by: dict[str, list[str]] = {}
+    for obj, c, blocking in parsed:
+        ids: list[str] = []
+        for j, raw_id in enumerate(blocking):
+            path = f"{obj.sub('blocking')}[{j}]"
+            aid = check_id(raw_id, path)
+            if aid not in defender:
+                raise InputError(path, f"{aid!r} is not an attacking creature")
+            if aid in ids:
+                raise InputError(path, f"{aid!r} is listed twice")
+            if c.attacking is not None:
+                raise InputError(path, f"{c.id!r} is attacking and cannot also block")
+            if c.controller == active:
+                raise InputError(path, f"{c.id!r} is controlled by the active player and "
+                                 f"cannot block its controller's creature {aid!r}")
+            if defender[aid] != c.controller:
+                raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
+                                 f"control or protect, so {c.controller!r}'s creature cannot "
+                                 "block it (509.1a)")
+            ids.append(aid)
+            blocked_by.setdefault(aid, []).append(c.id)
+        creatures.append(Creature(c.id, c.controller, c.power, c.toughness, c.damage, c.value,
+                                  c.keywords, c.attacking, c.blocked, tuple(ids), c.name))
+    for obj, c, _ in parsed:
+        if c.blocked is False and c.id in blocked_by:
+            raise InputError(obj.sub("blocked"), f"is false, but {blocked_by[c.id][0]!r} "
+                             f"blocks {c.id!r}")
+
+    raw_step = top.raw("step")
+    step: Step
+    if raw_step is _MISSING or raw_step is None:
+        in_combat = (c for c in creatures if c.is_attacking or c.is_blocking)
+        step = "first_strike" if any(c.has_first_strike for c in in_combat) else "regular"
+    elif raw_step in STEPS:
+        step = "first_strike" if raw_step == "first_strike" else "regular"
+    else:
+        raise InputError("step", f"must be 'first_strike' or 'regular', not {raw_step!r}")
+
+    return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
+                  tuple(battles), step)

@@ -1,0 +1,1 @@
+"""A combat in, answers out: validate, solve, count, enumerate and sample damage assignments."""

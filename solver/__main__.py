@@ -1,0 +1,5 @@
+import sys
+
+from trample.solver.cli import main
+
+sys.exit(main())

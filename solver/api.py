@@ -1,0 +1,136 @@
+"""The dict-in/dict-out API: what the command line, ``trample serve`` and Python callers use.
+
+Every function takes a combat/1 document as a plain dict (SPEC §1) and returns plain
+dicts shaped as SPEC §5 prints them. Options given as arguments override the same fields
+at the document's top level (``side``, ``objective``, ``assignment``, ``time_limit``).
+Bad input raises :class:`~trample.models.errors.InputError` naming the field.
+
+>>> from trample.solver import api
+>>> doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
+...        "creatures": [{"id": "ogre", "controller": "ap", "power": 3, "toughness": 3,
+...                       "keywords": ["trample"], "attacking": "dp"},
+...                      {"id": "bear", "controller": "dp", "power": 2, "toughness": 2,
+...                       "blocking": ["ogre"]}]}
+>>> api.solve(doc)["assignment"]
+[{'source': 'ogre', 'target': 'bear', 'amount': 2}, {'source': 'ogre', 'target': 'dp', 'amount': 1}]
+>>> api.count(doc)
+{'count': 2}
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from trample.models.combat import Combat, check_int
+from trample.models.errors import InputError
+from trample.solver.assignment import parse_assignment, to_entries
+from trample.solver.counting import Census
+from trample.solver.objectives import parse_objective
+from trample.solver.optimize import check_legal
+from trample.solver.optimize import solve as optimize
+from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
+from trample.solver.validate import violations
+
+DEFAULT_TIME_LIMIT = 60.0
+"""Seconds ``solve`` searches by default before answering ``feasible``."""
+MAX_TIME_LIMIT = 24 * 3600.0
+
+Result = dict[str, Any]
+
+
+def _field(document: Mapping[str, Any], key: str, given: object) -> object:
+    if given is not None:
+        return given
+    return document.get(key) if isinstance(document, Mapping) else None
+
+
+def parse_side(raw: object, path: str = "side") -> Side:
+    """``attackers`` (default) or ``blockers``."""
+    if raw is None:
+        return "attackers"
+    if raw not in SIDES:
+        raise InputError(path, f"must be 'attackers' or 'blockers', not {raw!r}")
+    return "attackers" if raw == "attackers" else "blockers"
+
+
+def parse_time_limit(raw: object, path: str = "time_limit") -> float:
+    """A positive number of seconds; None gives the default."""
+    if raw is None:
+        return DEFAULT_TIME_LIMIT
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != raw:
+        raise InputError(path, "must be a number of seconds")
+    if not 0 < raw <= MAX_TIME_LIMIT:
+        raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")
+    return float(raw)
+
+
+def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
+    """Parse the document and derive the legal space for the requested side."""
+    combat = Combat.from_json(document)
+    return legal_space(combat, parse_side(_field(document, "side", side)))
+
+
+def solve(document: Mapping[str, Any], *, side: str | None = None,
+          objective: list[str] | str | None = None,
+          time_limit: float | None = None) -> Result:
+    """The best legal assignment for the objective (SPEC §4), and whether it is proved."""
+    space = space_of(document, side)
+    terms = parse_objective(_field(document, "objective", objective), space.side)
+    seconds = parse_time_limit(_field(document, "time_limit", time_limit))
+    found = optimize(space, terms, seconds)
+    return {"status": found.status, "side": space.side, "step": space.step,
+            "objective": found.objective, "assignment": to_entries(space, found.amounts)}
+
+
+def validate(document: Mapping[str, Any], assignment: object = None, *,
+             side: str | None = None) -> Result:
+    """Whether an assignment is legal, and every rule it breaks."""
+    space = space_of(document, side)
+    raw = _field(document, "assignment", assignment)
+    if raw is None:
+        raise InputError("assignment", "no assignment given (pass one, or put it at the "
+                         "document's top level)")
+    amounts = parse_assignment(space.combat, raw)
+    found = violations(space, amounts)
+    return {"legal": not found, "violations": [v.to_json() for v in found]}
+
+
+def count(document: Mapping[str, Any], *, side: str | None = None) -> Result:
+    """The exact number of distinct legal assignments."""
+    return {"count": Census(space_of(document, side)).count()}
+
+
+def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = None,
+                          limit: int | None = None) -> Iterator[Result]:
+    """Every legal assignment once (up to ``limit``), each as ``{"assignment": [...]}``.
+
+    The document is checked before the first answer is produced.
+    """
+    space = space_of(document, side)
+    if limit is not None:
+        limit = check_int(limit, "limit", minimum=0)
+    census = Census(space)
+    return _stream(space, census.enumerate(), limit, "enumerate")
+
+
+def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
+           seed: int | None = None) -> Iterator[Result]:
+    """``n`` independent uniformly random legal assignments, reproducible from ``seed``."""
+    space = space_of(document, side)
+    n = check_int(n, "n", minimum=0)
+    seed = 0 if seed is None else check_int(seed, "seed")
+    census = Census(space)
+    rng = random.Random(seed)
+    draws = (census.sample(rng) for _ in range(n))
+    return _stream(space, draws, None, "sample")
+
+
+def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
+            limit: int | None, what: str) -> Iterator[Result]:
+    for i, amounts in enumerate(items):
+        if limit is not None and i >= limit:
+            return
+        check_legal(space, amounts, what)
+        yield {"assignment": to_entries(space, amounts)}

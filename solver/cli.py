@@ -1,0 +1,192 @@
+"""The ``trample`` command line (SPEC §5): a thin layer over :mod:`trample.solver.api`.
+
+Exit status: 0 success (``validate``: legal), 1 ``validate`` found the assignment
+illegal, 2 bad input or usage (one line on standard error, no traceback), 3 an internal
+error (a bug: an answer failed trample's own check and was not printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
+
+from trample.models.errors import InputError, InternalError, TrampleError
+
+EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _Usage(f"{self.prog}: {message} (see --help)")
+
+
+def _read_json(path: str, what: str) -> Any:
+    from trample.solver.serve import decode
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        raise _Usage(f"{what} {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise _Usage(f"{what} {path}: not UTF-8 text") from None
+    try:
+        return decode(text)
+    except (ValueError, RecursionError) as exc:
+        name = "standard input" if path == "-" else path
+        raise _Usage(f"{what} {name}: not valid JSON: {exc}") from None
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def _emit_lines(items: Iterable[Any]) -> None:
+    for item in items:
+        sys.stdout.write(json.dumps(item) + "\n")
+        sys.stdout.flush()
+
+
+def _objective(raw: str | None) -> list[str] | None:
+    if raw is None:
+        return None
+    return [t.strip() for t in raw.split(",")]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = _Parser(
+        prog="trample",
+        description="Rules-exact combat damage assignment for Magic: The Gathering. "
+                    "FILE is a combat/1 JSON document (a path, or - for standard input).",
+        epilog="Exit status: 0 success, 1 validate found the assignment illegal, 2 bad "
+               "input or usage, 3 internal error.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=text, description=text)
+        return p
+
+    def file_and_side(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
+        p.add_argument("--side", choices=["attackers", "blockers"],
+                       help="whose damage is assigned (default: the document's, else "
+                            "attackers)")
+
+    p = command("solve", "The best legal assignment for the objective, lexicographically.")
+    file_and_side(p)
+    p.add_argument("--objective", metavar="T1,T2,...",
+                   help="terms, first matters most (default for attackers: lethal, kills, "
+                        "planeswalker_kills, battle_kills, player_damage, "
+                        "planeswalker_damage, battle_damage; for blockers: kills)")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop the search after this long and answer 'feasible' with the "
+                        "best found (default 60)")
+
+    p = command("validate", "Whether an assignment is legal, and every rule it breaks.")
+    file_and_side(p)
+    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
+                   help="the assignment (default: the document's top-level 'assignment')")
+
+    p = command("count", "The exact number of distinct legal assignments.")
+    file_and_side(p)
+
+    p = command("enumerate", "Every legal assignment once, one JSON line each.")
+    file_and_side(p)
+    p.add_argument("--limit", type=int, metavar="N", help="stop after N assignments")
+
+    p = command("sample", "Legal assignments drawn uniformly at random, independently.")
+    file_and_side(p)
+    p.add_argument("-n", type=int, default=1, metavar="N", help="how many (default 1)")
+    p.add_argument("--seed", type=int, metavar="K", help="random seed (default 0)")
+
+    command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
+                     "per line.")
+
+    p = command("demo", "Solve a built-in combat and print the optimal split as a table.")
+    p.add_argument("--json", action="store_true", help="print the solve result as JSON")
+    return parser
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run one command; the exit status."""
+    from trample.solver import api
+
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        raise _Usage("trample: a COMMAND is required (solve, validate, count, enumerate, "
+                     "sample, serve, demo; see --help)")
+    if args.command == "serve":
+        from trample.solver.serve import serve
+
+        return serve()
+    if args.command == "demo":
+        from trample.solver.demo import DEMO_COMBAT, render
+
+        if args.json:
+            _emit(api.solve(DEMO_COMBAT))
+        else:
+            print(render(DEMO_COMBAT))
+        return EXIT_OK
+
+    document = _read_json(args.file, "combat document")
+    if args.command == "solve":
+        _emit(api.solve(document, side=args.side, objective=_objective(args.objective),
+                        time_limit=args.time_limit))
+    elif args.command == "validate":
+        assignment = None
+        if args.assignment is not None:
+            if args.assignment == "-" and args.file == "-":
+                raise _Usage("trample validate: FILE and ASSIGNMENT_FILE cannot both be -")
+            assignment = _read_json(args.assignment, "assignment file")
+        result = api.validate(document, assignment, side=args.side)
+        _emit(result)
+        return EXIT_OK if result["legal"] else EXIT_ILLEGAL
+    elif args.command == "count":
+        _emit(api.count(document, side=args.side))
+    elif args.command == "enumerate":
+        _emit_lines(api.enumerate_assignments(document, side=args.side, limit=args.limit))
+    elif args.command == "sample":
+        _emit_lines(api.sample(document, side=args.side, n=args.n, seed=args.seed))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``trample`` console script."""
+    try:
+        return run(sys.argv[1:] if argv is None else argv)
+    except _Usage as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    except InputError as exc:
+        print(f"trample: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except InternalError as exc:
+        print(f"trample: internal error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except TrampleError as exc:
+        print(f"trample: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (e.g. `trample enumerate ... | head`): not an error.
+        try:
+            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
+        except OSError:
+            pass
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

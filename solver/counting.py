@@ -1,0 +1,385 @@
+"""Count, enumerate and sample legal assignments exactly, from the structure of the space.
+
+Parts of the legal space are independent, so the number of legal assignments is the
+product of the parts' numbers, and a uniform draw is a uniform draw in each part.
+
+Within a part, sources are taken in turn. A source's amounts split in two: those to
+*items* (creatures and planeswalkers shared with other sources of the part whose lethal
+or loyalty status gates some recipient) and those to everything else (local). The only
+thing later sources need to know of an item is how much of its threshold has been
+reached, capped at the threshold, and whether some earlier source used a recipient that
+requires it: that is the state of a dynamic program over the sources. For an item the
+source either assigns an exact amount below what is still missing, or "at least what is
+missing" (which caps it); the local amounts and the "at least" ones then form a
+composition with lower bounds, counted in closed form: n units into k parts, each at
+least its bound, in C(n - bounds + k - 1, k - 1) ways. A trampler alone with its
+blockers is the one-layer case: C(p+n-1, n-1) splits that pass nothing on, plus the ones
+that reach every blocker's lethal threshold first.
+
+Sampling walks the layers choosing each transition with probability proportional to the
+number of completions through it (exact integer arithmetic), then draws the composition
+uniformly; enumeration walks every transition with a completion and every composition.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import combinations
+from math import comb, prod
+from typing import TypeVar
+
+from trample.models.errors import TrampleError
+from trample.solver.assignment import Amounts
+from trample.solver.rules import LegalSpace, Part, Source
+
+WORK_LIMIT = 2_000_000
+"""Transitions the dynamic program may build for one combat before it refuses."""
+
+
+class CountOutOfReach(TrampleError):
+    """The exact count (or an exact sampler) would take more work than allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One variable of a composition: the amount to ``target`` is at least ``lower``."""
+
+    target: str
+    lower: int
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One way a source may go: exact amounts to some items, a composition for the rest."""
+
+    exact: tuple[tuple[str, int], ...]
+    slots: tuple[Slot, ...]
+    total: int
+    ways: int
+    next_state: tuple[tuple[int, bool], ...]
+
+
+def compositions_count(total: int, lowers: list[int]) -> int:
+    """Ways to write ``total`` as an ordered sum of len(lowers) integers, each >= its bound."""
+    free = total - sum(lowers)
+    if free < 0:
+        return 0
+    if not lowers:
+        return 1 if free == 0 else 0
+    return comb(free + len(lowers) - 1, len(lowers) - 1)
+
+
+def random_composition(total: int, lowers: list[int], rng: random.Random) -> list[int]:
+    """A uniformly random composition of ``total`` with the given lower bounds."""
+    free = total - sum(lowers)
+    k = len(lowers)
+    if k == 0:
+        return []
+    bars = sorted(rng.sample(range(free + k - 1), k - 1))
+    parts, prev = [], -1
+    for b in [*bars, free + k - 1]:
+        parts.append(b - prev - 1)
+        prev = b
+    return [p + lo for p, lo in zip(parts, lowers, strict=True)]
+
+
+def all_compositions(total: int, lowers: list[int]) -> Iterator[list[int]]:
+    """Every composition of ``total`` with the given lower bounds, first part largest first."""
+    free = total - sum(lowers)
+    k = len(lowers)
+    if free < 0 or (k == 0 and free != 0):
+        return
+    if k == 0:
+        yield []
+        return
+    v = [free] + [0] * (k - 1)
+    while True:
+        yield [a + lo for a, lo in zip(v, lowers, strict=True)]
+        # The next composition in this order: move one unit from the last non-zero part
+        # before the end one place right, gathering everything after it there.
+        i = k - 2
+        while i >= 0 and v[i] == 0:
+            i -= 1
+        if i < 0:
+            return
+        tail = sum(v[i + 1:])
+        v[i] -= 1
+        v[i + 1] = tail + 1
+        for j in range(i + 2, k):
+            v[j] = 0
+
+
+T = TypeVar("T")
+
+
+def lazy_product(count: int, options: Callable[[list[T]], Iterator[T]]) -> Iterator[list[T]]:
+    """Every sequence of ``count`` choices, each drawn from ``options(chosen so far)``.
+
+    Like nested loops: later levels are produced afresh for each choice above them, so
+    memory stays proportional to ``count``, never to the number of sequences.
+    """
+    if count == 0:
+        yield []
+        return
+    chosen: list[T] = []
+    stack = [options(chosen)]
+    while stack:
+        item = next(stack[-1], _END)
+        if item is _END:
+            stack.pop()
+            if chosen:
+                chosen.pop()
+            continue
+        if len(stack) == count:
+            yield [*chosen, item]  # type: ignore[list-item]
+        else:
+            chosen.append(item)  # type: ignore[arg-type]
+            stack.append(options(chosen))
+
+
+_END = object()
+
+
+class PartSpace:
+    """The dynamic program of one part: states per layer and completions per state."""
+
+    def __init__(self, space: LegalSpace, part: Part, budget: list[int]) -> None:
+        self.space = space
+        self.sources: tuple[Source, ...] = part.sources
+        combat = space.combat
+        caps: dict[str, int] = {}
+        for c in part.lethal_items:
+            need = combat.creature(c).lethal_need
+            if need > 0:
+                caps[c] = need
+        for w in part.loyalty_items:
+            loyalty = combat.planeswalker(w).loyalty
+            if loyalty > 0:
+                caps[w] = loyalty
+        self.items = tuple(caps)
+        self.cap = tuple(caps[i] for i in self.items)
+        self.index = {item: n for n, item in enumerate(self.items)}
+        last: dict[str, int] = {}
+        for n, s in enumerate(self.sources):
+            for r in s.recipients:
+                if r.id in self.index:
+                    last[r.id] = n
+        self.closing = [tuple(self.index[i] for i, n in last.items() if n == k)
+                        for k in range(len(self.sources))]
+        self.budget = budget
+        self.moves: list[dict[tuple[tuple[int, bool], ...], list[Move]]] = []
+        self.completions: list[dict[tuple[tuple[int, bool], ...], int]] = []
+        self._build()
+
+    # -- the moves of one source from one state -----------------------------------------
+
+    def _moves(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[Move]:
+        s = self.sources[layer]
+        shared = [r for r in s.recipients if r.id in self.index]
+        local = [r for r in s.recipients if r.id not in self.index]
+        gated = [r for r in s.recipients if r.gated]
+        # Each item recipient: an exact amount below the threshold t, or "at least t".
+        options: list[list[int | None]] = []
+        for r in shared:
+            progress, _ = state[self.index[r.id]]
+            cap = self.cap[self.index[r.id]]
+            t = 1 if (s.deathtouch and r.kind == "creature") else max(cap - progress, 1)
+            options.append([*range(t), None])
+        moves: list[Move] = []
+        for choice in _product(options):
+            exact = [(r.id, a) for r, a in zip(shared, choice, strict=True) if a is not None]
+            spent = sum(a for _, a in exact)
+            if spent > s.power:
+                continue
+            used_shared = {r.id for r, a in zip(shared, choice, strict=True) if a != 0}
+            free_gated = [r for r in gated if r.id not in self.index]
+            for k in range(len(free_gated) + 1):
+                for picked in combinations(free_gated, k):
+                    used = used_shared | {r.id for r in picked}
+                    move = self._move(layer, state, s, shared, choice, local, gated, used,
+                                      exact, spent)
+                    if move is not None:
+                        moves.append(move)
+        return moves
+
+    def _move(self, layer: int, state: tuple[tuple[int, bool], ...], s: Source,
+              shared: list, choice: tuple[int | None, ...], local: list, gated: list,
+              used: set[str], exact: list[tuple[str, int]], spent: int) -> Move | None:
+        combat = self.space.combat
+        lower: dict[str, int] = {r.id: 0 for r in local}
+        fixed_zero: set[str] = set()
+        required: set[int] = set()
+        for r in gated:
+            if r.id not in used:
+                if r.id in lower:
+                    fixed_zero.add(r.id)
+                continue
+            if r.id in lower:
+                lower[r.id] = max(lower[r.id], 1)
+            for wall in r.requires_lethal:
+                if wall in self.index:
+                    required.add(self.index[wall])
+                else:
+                    need = combat.creature(wall).lethal_need
+                    if need > 0:
+                        lower[wall] = max(lower[wall], 1 if s.deathtouch else need)
+            walker = r.requires_loyalty
+            if walker is not None:
+                if walker in self.index:
+                    required.add(self.index[walker])
+                else:
+                    loyalty = combat.planeswalker(walker).loyalty
+                    if loyalty > 0:
+                        lower[walker] = max(lower[walker], loyalty)
+        if any(lower[z] > 0 for z in fixed_zero):
+            return None
+        slots = [Slot(t, lo) for t, lo in lower.items() if t not in fixed_zero]
+        new = list(state)
+        for r, a in zip(shared, choice, strict=True):
+            n = self.index[r.id]
+            progress, req = new[n]
+            cap = self.cap[n]
+            if a is None:
+                t = 1 if (s.deathtouch and r.kind == "creature") else max(cap - progress, 1)
+                slots.append(Slot(r.id, t))
+                progress = cap
+            elif a > 0:
+                progress = cap if (s.deathtouch and r.kind == "creature") \
+                    else min(cap, progress + a)
+            new[n] = (progress, req)
+        for n in required:
+            new[n] = (new[n][0], True)
+        for n in self.closing[layer]:
+            progress, req = new[n]
+            if req and progress < self.cap[n]:
+                return None
+            new[n] = (0, False)
+        total = s.power - spent
+        ways = compositions_count(total, [sl.lower for sl in slots])
+        if ways == 0:
+            return None
+        return Move(tuple(exact), tuple(slots), total, ways, tuple(new))
+
+    # -- layers -------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        start = tuple((0, False) for _ in self.items)
+        frontier = {start}
+        for layer in range(len(self.sources)):
+            table: dict[tuple[tuple[int, bool], ...], list[Move]] = {}
+            following: set[tuple[tuple[int, bool], ...]] = set()
+            for state in frontier:
+                moves = self._moves(layer, state)
+                self.budget[0] -= len(moves) + 1
+                if self.budget[0] < 0:
+                    names = ", ".join(s.id for s in self.sources[:6])
+                    raise CountOutOfReach(
+                        f"the sources {names}{', ...' if len(self.sources) > 6 else ''} share "
+                        f"{len(self.items)} blockers or planeswalkers whose thresholds couple "
+                        "them; the exact count would take more than "
+                        f"{WORK_LIMIT:,} steps, so it is refused rather than estimated")
+                table[state] = moves
+                following.update(m.next_state for m in moves)
+            self.moves.append(table)
+            frontier = following
+        after = dict.fromkeys(frontier, 1)
+        for layer in range(len(self.sources) - 1, -1, -1):
+            here: dict[tuple[tuple[int, bool], ...], int] = {}
+            for state, moves in self.moves[layer].items():
+                here[state] = sum(m.ways * after.get(m.next_state, 0) for m in moves)
+            self.completions.insert(0, here)
+            after = here
+        self.start = start
+
+    def count(self) -> int:
+        """The number of legal assignments of this part."""
+        return self.completions[0][self.start] if self.sources else 1
+
+    def _after(self, layer: int, state: tuple[tuple[int, bool], ...]) -> int:
+        if layer + 1 < len(self.sources):
+            return self.completions[layer + 1].get(state, 0)
+        return 1
+
+    def sample(self, rng: random.Random) -> Amounts:
+        """A uniformly random legal assignment of this part."""
+        amounts: Amounts = {}
+        state = self.start
+        for layer, s in enumerate(self.sources):
+            pick = rng.randrange(self.completions[layer][state])
+            for move in self.moves[layer][state]:
+                weight = move.ways * self._after(layer, move.next_state)
+                if pick < weight:
+                    break
+                pick -= weight
+            values = random_composition(move.total, [sl.lower for sl in move.slots], rng)
+            _record(amounts, s.id, move, values)
+            state = move.next_state
+        return amounts
+
+    def enumerate(self) -> Iterator[Amounts]:
+        """Every legal assignment of this part, once each."""
+
+        def options(chosen: list[tuple[Move, list[int]]]) -> Iterator[tuple[Move, list[int]]]:
+            layer = len(chosen)
+            state = chosen[-1][0].next_state if chosen else self.start
+            for move in self.moves[layer][state]:
+                if self._after(layer, move.next_state) == 0:
+                    continue
+                for values in all_compositions(move.total, [sl.lower for sl in move.slots]):
+                    yield move, values
+
+        for path in lazy_product(len(self.sources), options):
+            amounts: Amounts = {}
+            for s, (move, values) in zip(self.sources, path, strict=True):
+                _record(amounts, s.id, move, values)
+            yield amounts
+
+
+def _record(amounts: Amounts, source: str, move: Move, values: list[int]) -> None:
+    for target, a in move.exact:
+        if a > 0:
+            amounts[(source, target)] = a
+    for slot, a in zip(move.slots, values, strict=True):
+        if a > 0:
+            amounts[(source, slot.target)] = amounts.get((source, slot.target), 0) + a
+
+
+def _product(options: list[list[int | None]]) -> Iterator[tuple[int | None, ...]]:
+    if not options:
+        yield ()
+        return
+    head, *rest = options
+    for a in head:
+        for tail in _product(rest):
+            yield (a, *tail)
+
+
+class Census:
+    """Exact counting, enumeration and uniform sampling over a legal space."""
+
+    def __init__(self, space: LegalSpace, work_limit: int = WORK_LIMIT) -> None:
+        self.space = space
+        budget = [work_limit]
+        self.parts = [PartSpace(space, part, budget) for part in space.parts]
+
+    def count(self) -> int:
+        """The number of distinct legal assignments."""
+        return prod(p.count() for p in self.parts)
+
+    def sample(self, rng: random.Random) -> Amounts:
+        """One legal assignment, uniformly at random."""
+        amounts: Amounts = {}
+        for p in self.parts:
+            amounts.update(p.sample(rng))
+        return amounts
+
+    def enumerate(self) -> Iterator[Amounts]:
+        """Every legal assignment once, streaming (memory independent of the count)."""
+        for pieces in lazy_product(len(self.parts), lambda chosen: self.parts[len(chosen)]
+                                   .enumerate()):
+            amounts: Amounts = {}
+            for piece in pieces:
+                amounts.update(piece)
+            yield amounts

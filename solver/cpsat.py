@@ -1,0 +1,187 @@
+"""The CP-SAT model of a group of coupled sources, solved lexicographically.
+
+The only module that imports OR-Tools. Every constraint family reads the legal space
+(:mod:`trample.solver.rules`); nothing here re-derives a rule.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ortools.sat.python import cp_model
+
+from trample.solver.assignment import Amounts
+from trample.solver.objectives import DAMAGE_KINDS, threshold_targets
+from trample.solver.rules import LegalSpace, Source
+
+Status = Literal["optimal", "feasible", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class GroupResult:
+    """The best assignment found for a group, and whether it is proved optimal."""
+
+    status: Status
+    amounts: Amounts
+    wall_time: float
+    stages: int
+
+
+def _parameters(solver: cp_model.CpSolver, seconds: float | None) -> None:
+    params = solver.parameters
+    # One worker and a fixed seed: the same input gives the same assignment.
+    params.num_workers = 1
+    params.random_seed = 0
+    if seconds is not None:
+        params.max_time_in_seconds = max(seconds, 0.001)
+
+
+def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                deadline: float | None = None) -> GroupResult:
+    """Maximize ``terms`` lexicographically over the amounts of ``sources``.
+
+    ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
+    threshold term every source that can reach its target). Each term is maximized in
+    turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
+    with the best assignment of that stage (status ``feasible``).
+    """
+    started = time.perf_counter()
+    combat = space.combat
+    model = cp_model.CpModel()
+
+    # Variables: the amount each source assigns to each of its recipients.
+    x: dict[tuple[str, str], cp_model.IntVar] = {}
+    into: dict[str, list[cp_model.IntVar]] = {}
+    deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
+    for s in sources:
+        for r in s.recipients:
+            var = model.new_int_var(0, s.power, f"{s.id}->{r.id}")
+            x[(s.id, r.id)] = var
+            into.setdefault(r.id, []).append(var)
+            if s.deathtouch and r.kind == "creature":
+                deathtouch_into.setdefault(r.id, []).append(var)
+
+    # 510.1a: a creature that assigns combat damage assigns all of it.
+    for s in sources:
+        model.add(sum(x[(s.id, r.id)] for r in s.recipients) == s.power)
+
+    def at_least(target: str, need: int) -> cp_model.IntVar | bool:
+        """A literal equal to [damage assigned to target >= need] (both directions)."""
+        incoming = into.get(target, [])
+        if need <= 0:
+            return True
+        if not incoming:
+            return False
+        lit = model.new_bool_var(f"reach[{target}]")
+        total = sum(incoming)
+        model.add(total >= need).only_enforce_if(lit)
+        model.add(total <= need - 1).only_enforce_if(~lit)
+        return lit
+
+    # 510.1e, 702.2c: lethally assigned = marked + assigned damage reaches toughness, or a
+    # source with deathtouch assigns at least 1.
+    lethal: dict[str, cp_model.IntVar | bool] = {}
+
+    def lethally_assigned(creature: str) -> cp_model.IntVar | bool:
+        if creature in lethal:
+            return lethal[creature]
+        reached = at_least(creature, space.combat.creature(creature).lethal_need)
+        touches: list[cp_model.IntVar] = []
+        for var in deathtouch_into.get(creature, []):
+            t = model.new_bool_var(f"deathtouch[{var.name}]")
+            model.add(var >= 1).only_enforce_if(t)
+            model.add(var == 0).only_enforce_if(~t)
+            touches.append(t)
+        if reached is True or not touches:
+            lethal[creature] = reached
+            return reached
+        lit = model.new_bool_var(f"lethal[{creature}]")
+        either = [*touches] if reached is False else [reached, *touches]
+        model.add_bool_or(either).only_enforce_if(lit)
+        for t in either:
+            model.add_implication(t, lit)
+        lethal[creature] = lit
+        return lit
+
+    # 702.19b-e: a gated recipient gets damage only once its blockers are lethally assigned
+    # and, for trample over planeswalkers, the planeswalker is loyalty-assigned.
+    for s in sources:
+        for r in s.recipients:
+            if not r.gated:
+                continue
+            var = x[(s.id, r.id)]
+            for wall in r.requires_lethal:
+                lit = lethally_assigned(wall)
+                if lit is False:
+                    model.add(var == 0)
+                elif lit is not True:
+                    model.add(var == 0).only_enforce_if(~lit)
+            if r.requires_loyalty is not None:
+                walker = r.requires_loyalty
+                lit = at_least(walker, combat.planeswalker(walker).loyalty)
+                if lit is False:
+                    model.add(var == 0)
+                elif lit is not True:
+                    model.add(var == 0).only_enforce_if(~lit)
+
+    # The objective terms (SPEC §4), as linear expressions over this group's variables.
+    receivers = set(into)
+    expressions: list[cp_model.LinearExprT] = []
+    for term in terms:
+        if term == "kills":
+            expressions.append(sum(
+                c.value * lethally_assigned(c.id) for c in space.kill_candidates
+                if c.id in receivers and space.is_killable(c) and c.value != 0))
+        elif term in DAMAGE_KINDS:
+            kind = DAMAGE_KINDS[term]
+            expressions.append(sum(v for (_, t), v in x.items() if combat.kind(t) == kind))
+        else:
+            expressions.append(sum(at_least(t.id, t.need)
+                                   for t in threshold_targets(combat, term)
+                                   if t.id in receivers))
+
+    solver = cp_model.CpSolver()
+    status: Status = "optimal"
+    best: Amounts | None = None
+    stages = 0
+    for expression in expressions:
+        if isinstance(expression, int):
+            continue  # constant over this group: nothing to choose
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        if remaining is not None and remaining <= 0 and best is not None:
+            status = "feasible"
+            break
+        _parameters(solver, remaining)
+        if best is not None:
+            model.clear_hints()
+            for pair, var in x.items():
+                model.add_hint(var, best.get(pair, 0))
+        model.maximize(expression)
+        code = solver.solve(model)
+        stages += 1
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            best = {pair: solver.value(var) for pair, var in x.items()}
+        if code == cp_model.OPTIMAL:
+            model.add(expression >= int(solver.objective_value))
+            continue
+        if code == cp_model.FEASIBLE:
+            status = "feasible"
+            break
+        if code == cp_model.INFEASIBLE:
+            raise RuntimeError("CP-SAT found no legal assignment; the legal space is broken")
+        status = "unknown" if best is None else "feasible"
+        break
+    if best is None and status == "optimal":
+        # Every term is constant: any legal assignment is optimal.
+        model.clear_objective()
+        _parameters(solver, None if deadline is None else deadline - time.perf_counter())
+        code = solver.solve(model)
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            best = {pair: solver.value(var) for pair, var in x.items()}
+        else:
+            status = "unknown"
+    amounts = {pair: a for pair, a in (best or {}).items() if a > 0}
+    return GroupResult(status, amounts, time.perf_counter() - started, stages)

@@ -1,0 +1,105 @@
+"""The objective terms of SPEC §4 and their value for an assignment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from trample.models.combat import Combat
+from trample.models.errors import InputError
+from trample.solver.rules import LegalSpace, Side
+
+TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
+                          "player_damage", "planeswalker_damage", "battle_damage")
+BOTH_SIDES = frozenset({"kills"})
+DEFAULTS: dict[Side, tuple[str, ...]] = {"attackers": TERMS, "blockers": ("kills",)}
+
+
+def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[str, ...]:
+    """Check a list of terms (or a comma-separated string) for ``side``; None: default."""
+    if raw is None:
+        return DEFAULTS[side]
+    if isinstance(raw, str):
+        terms = [t.strip() for t in raw.split(",") if t.strip()]
+    elif isinstance(raw, list):
+        terms = []
+        for i, t in enumerate(raw):
+            if not isinstance(t, str):
+                raise InputError(f"{path}[{i}]", "must be a term name (a string)")
+            terms.append(t)
+    else:
+        raise InputError(path, "must be a list of term names")
+    if not terms:
+        raise InputError(path, "must name at least one term")
+    seen: set[str] = set()
+    for i, term in enumerate(terms):
+        where = f"{path}[{i}]"
+        if term not in TERMS:
+            raise InputError(where, f"unknown term {term!r} (terms: {', '.join(TERMS)})")
+        if side != "attackers" and term not in BOTH_SIDES:
+            raise InputError(where, f"{term!r} applies to side 'attackers' only")
+        if term in seen:
+            raise InputError(where, f"{term!r} is listed twice")
+        seen.add(term)
+    return tuple(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdTarget:
+    """A player, planeswalker or battle whose term counts 1 once damage reaches ``need``."""
+
+    id: str
+    need: int
+
+
+def lethal_targets(combat: Combat) -> tuple[ThresholdTarget, ...]:
+    """`lethal`: every player but the active player; dead once damage reaches life."""
+    return tuple(ThresholdTarget(p.id, p.life) for p in combat.defending_players)
+
+
+def walker_targets(combat: Combat) -> tuple[ThresholdTarget, ...]:
+    """`planeswalker_kills`: planeswalkers in combat (attacked, not removed, 506.4)."""
+    return tuple(ThresholdTarget(w.id, w.loyalty) for w in combat.planeswalkers
+                 if w.in_combat and combat.attacked(w.id))
+
+
+def battle_targets(combat: Combat) -> tuple[ThresholdTarget, ...]:
+    """`battle_kills`: battles in combat (attacked, not removed)."""
+    return tuple(ThresholdTarget(b.id, b.defense) for b in combat.battles
+                 if b.in_combat and combat.attacked(b.id))
+
+
+def threshold_targets(combat: Combat, term: str) -> tuple[ThresholdTarget, ...]:
+    """The targets a threshold term counts; empty for the other terms."""
+    if term == "lethal":
+        return lethal_targets(combat)
+    if term == "planeswalker_kills":
+        return walker_targets(combat)
+    if term == "battle_kills":
+        return battle_targets(combat)
+    return ()
+
+
+DAMAGE_KINDS = {"player_damage": "player", "planeswalker_damage": "planeswalker",
+                "battle_damage": "battle"}
+
+
+def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+             terms: Sequence[str]) -> dict[str, int]:
+    """The value of each term for a (legal) assignment, in the order of ``terms``."""
+    combat = space.combat
+    received = space.received(amounts)
+    touched = space.deathtouched(amounts)
+    values: dict[str, int] = {}
+    for term in terms:
+        if term == "kills":
+            values[term] = sum(
+                c.value for c in space.kill_candidates
+                if space.is_killable(c) and space.is_lethally_assigned(c.id, received, touched))
+        elif term in DAMAGE_KINDS:
+            kind = DAMAGE_KINDS[term]
+            values[term] = sum(a for t, a in received.items() if combat.kind(t) == kind)
+        else:
+            values[term] = sum(1 for t in threshold_targets(combat, term)
+                               if received.get(t.id, 0) >= t.need)
+    return values
