@@ -8,7 +8,9 @@ error (a bug: an answer failed trample's own check and was not printed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
@@ -179,10 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:
         # The reader went away (e.g. `trample enumerate ... | head`): not an error.
-        try:
-            sys.stdout = open("/dev/null", "w")  # noqa: SIM115 - silence the flush at exit
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return EXIT_OK
     except KeyboardInterrupt:
         return 130

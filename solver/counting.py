@@ -32,7 +32,7 @@ from typing import TypeVar
 
 from trample.models.errors import TrampleError
 from trample.solver.assignment import Amounts
-from trample.solver.rules import LegalSpace, Part, Source
+from trample.solver.rules import LegalSpace, Part, Recipient, Source
 
 WORK_LIMIT = 2_000_000
 """Transitions the dynamic program may build for one combat before it refuses."""
@@ -205,7 +205,8 @@ class PartSpace:
         return moves
 
     def _move(self, layer: int, state: tuple[tuple[int, bool], ...], s: Source,
-              shared: list, choice: tuple[int | None, ...], local: list, gated: list,
+              shared: list[Recipient], choice: tuple[int | None, ...],
+              local: list[Recipient], gated: list[Recipient],
               used: set[str], exact: list[tuple[str, int]], spent: int) -> Move | None:
         combat = self.space.combat
         lower: dict[str, int] = {r.id: 0 for r in local}

@@ -156,7 +156,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             break
         _parameters(solver, remaining)
         if best is not None:
-            model.clear_hints()
+            model.clear_hints()  # type: ignore[no-untyped-call]
             for pair, var in x.items():
                 model.add_hint(var, best.get(pair, 0))
         model.maximize(expression)
@@ -176,7 +176,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         break
     if best is None and status == "optimal":
         # Every term is constant: any legal assignment is optimal.
-        model.clear_objective()
+        model.clear_objective()  # type: ignore[no-untyped-call]
         _parameters(solver, None if deadline is None else deadline - time.perf_counter())
         code = solver.solve(model)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):

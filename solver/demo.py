@@ -102,7 +102,8 @@ def render(document: dict[str, Any]) -> str:
     naive = evaluate(space, greedy(space), parse_objective(terms, "attackers"))
     out.append("greedy lethal-in-order split, as other engines assign: "
                + "  ".join(f"{t} {v}" for t, v in naive.items()))
-    out.append(f"status: {result['status']} ({'proved' if result['status'] == 'optimal' else 'not proved'}); "
+    proved = "proved" if result["status"] == "optimal" else "not proved"
+    out.append(f"status: {result['status']} ({proved}); "
                f"solved in {solve_ms:.1f} ms; {total:,} legal assignments in all "
                f"(counted in {count_ms:.1f} ms)")
     return "\n".join(out)

@@ -1,0 +1,461 @@
+"""A brute-force oracle for combat damage assignment, written only from SPEC.md.
+
+It works on the raw combat/1 JSON dicts (no import from trample) and favours being
+obviously correct over being fast: it enumerates every way each assigning creature can
+split its power among its recipients, takes the product over the creatures and keeps
+the products that `is_legal` accepts. Use it on small combats only.
+
+Decisions taken where SPEC.md is silent (given by the project):
+
+- Keywords are normalized by lower-casing, turning `_` and `-` into spaces, collapsing
+  runs of spaces and stripping. A creature with both trample and trample over
+  planeswalkers follows the trample-over-planeswalkers rows.
+- A creature is lethally assigned when toughness - damage (its "need") is <= the total
+  assigned to it by all sources (so need <= 0 is lethal with nothing assigned), or when a
+  deathtouch source assigns it at least 1. A planeswalker is loyalty-assigned when the
+  total assigned to it is >= its loyalty (loyalty <= 0: always).
+- Side `attackers` assigns for the creatures with `attacking`; side `blockers` for those
+  with a non-empty `blocking`; then the step filter of 510.4 applies ("first strike"
+  includes double strike in the first-strike step).
+- A creature whose §2 row gives it no recipients (e.g. blocked, no trample, every blocker
+  gone) assigns nothing: like a creature with power <= 0 it is left out of
+  `assigning_sources`, and it must have no positive entry.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+
+SIDES = ("attackers", "blockers")
+
+TERMS = (
+    "lethal",
+    "kills",
+    "planeswalker_kills",
+    "battle_kills",
+    "player_damage",
+    "planeswalker_damage",
+    "battle_damage",
+)
+
+TRAMPLE = "trample"
+TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
+DEATHTOUCH = "deathtouch"
+FIRST_STRIKE = "first strike"
+DOUBLE_STRIKE = "double strike"
+INDESTRUCTIBLE = "indestructible"
+
+# Conditions a recipient may carry (SPEC §2 table, "conditions on the amounts").
+NEEDS_BLOCKERS_LETHAL = "every blocker lethally assigned"
+NEEDS_TARGET_LOYALTY = "target planeswalker loyalty-assigned"
+
+
+# ---------------------------------------------------------------------------
+# Reading the document
+# ---------------------------------------------------------------------------
+
+
+def normalize_keyword(keyword: str) -> str:
+    """'Trample_Over-Planeswalkers' -> 'trample over planeswalkers'."""
+    text = keyword.lower().replace("_", " ").replace("-", " ")
+    words = [word for word in text.split(" ") if word != ""]
+    return " ".join(words)
+
+
+def _keywords(creature: dict) -> set[str]:
+    return {normalize_keyword(k) for k in creature.get("keywords", [])}
+
+
+def _has(creature: dict, keyword: str) -> bool:
+    return keyword in _keywords(creature)
+
+
+def _creatures(doc: dict) -> list[dict]:
+    return list(doc.get("creatures", []))
+
+
+def _players(doc: dict) -> list[dict]:
+    return list(doc.get("players", []))
+
+
+def _planeswalkers(doc: dict) -> list[dict]:
+    return list(doc.get("planeswalkers", []))
+
+
+def _battles(doc: dict) -> list[dict]:
+    return list(doc.get("battles", []))
+
+
+def _creature(doc: dict, creature_id: str) -> dict | None:
+    for creature in _creatures(doc):
+        if creature["id"] == creature_id:
+            return creature
+    return None
+
+
+def _planeswalker(doc: dict, pw_id: str) -> dict | None:
+    for pw in _planeswalkers(doc):
+        if pw["id"] == pw_id:
+            return pw
+    return None
+
+
+def _battle(doc: dict, battle_id: str) -> dict | None:
+    for battle in _battles(doc):
+        if battle["id"] == battle_id:
+            return battle
+    return None
+
+
+def _player_ids(doc: dict) -> list[str]:
+    return [p["id"] for p in _players(doc)]
+
+
+def _is_attacking(creature: dict) -> bool:
+    return creature.get("attacking") is not None
+
+
+def _is_blocking(creature: dict) -> bool:
+    return len(creature.get("blocking") or []) > 0
+
+
+def _in_combat_flag(obj: dict) -> bool:
+    """A planeswalker's or battle's `in_combat`, default true."""
+    return obj.get("in_combat", True) is not False
+
+
+def _is_live(doc: dict, target_id: str) -> bool:
+    """SPEC §2: a player, or a planeswalker or battle still in combat."""
+    if target_id in _player_ids(doc):
+        return True
+    pw = _planeswalker(doc, target_id)
+    if pw is not None:
+        return _in_combat_flag(pw)
+    battle = _battle(doc, target_id)
+    if battle is not None:
+        return _in_combat_flag(battle)
+    return False
+
+
+def _blockers_of(doc: dict, attacker_id: str) -> list[str]:
+    """Every creature whose `blocking` lists the attacker, whatever the step."""
+    return [c["id"] for c in _creatures(doc) if attacker_id in (c.get("blocking") or [])]
+
+
+def effective_step(doc: dict) -> str:
+    """SPEC §1 `step`: as given, else first_strike when a creature that is attacking or
+    blocking has first strike or double strike, else regular."""
+    if doc.get("step") is not None:
+        return doc["step"]
+    for creature in _creatures(doc):
+        in_combat = _is_attacking(creature) or _is_blocking(creature)
+        strikes = _has(creature, FIRST_STRIKE) or _has(creature, DOUBLE_STRIKE)
+        if in_combat and strikes:
+            return "first_strike"
+    return "regular"
+
+
+def _assigns_in_step(creature: dict, step: str) -> bool:
+    """510.4."""
+    first = _has(creature, FIRST_STRIKE)
+    double = _has(creature, DOUBLE_STRIKE)
+    if step == "first_strike":
+        return first or double
+    return double or not first
+
+
+def _check_side(side: str) -> None:
+    if side not in SIDES:
+        raise ValueError(f"unknown side {side!r}")
+
+
+# ---------------------------------------------------------------------------
+# SPEC §2: who assigns, and to whom
+# ---------------------------------------------------------------------------
+
+
+def _attacker_plan(doc: dict, attacker: dict) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """The §2 row for an attacker: its recipients and, for each recipient that has
+    one, the conditions under which it may get a positive amount."""
+    target = attacker["attacking"]
+    blockers = _blockers_of(doc, attacker["id"])
+    blocked = len(blockers) > 0 or attacker.get("blocked") is True
+    top = _has(attacker, TRAMPLE_OVER_PLANESWALKERS)
+    trample = top or _has(attacker, TRAMPLE)
+    live = _is_live(doc, target)
+    target_pw = _planeswalker(doc, target)
+    top_on_pw = top and target_pw is not None
+    controller = target_pw["controller"] if target_pw is not None else None
+
+    if not blocked:
+        if live and not top_on_pw:
+            return [target], {}  # 510.1b
+        if live and top_on_pw:
+            return [target, controller], {controller: (NEEDS_TARGET_LOYALTY,)}  # 702.19c
+        if top_on_pw:
+            return [controller], {}  # 702.19e
+        return [], {}  # 506.4c, 510.1b
+    if not trample:
+        return list(blockers), {}  # 510.1c (empty B: assigns nothing)
+    if live and not top_on_pw:
+        return [*blockers, target], {target: (NEEDS_BLOCKERS_LETHAL,)}  # 702.19b
+    if live and top_on_pw:
+        return [*blockers, target, controller], {  # 702.19c
+            target: (NEEDS_BLOCKERS_LETHAL,),
+            controller: (NEEDS_BLOCKERS_LETHAL, NEEDS_TARGET_LOYALTY),
+        }
+    if top_on_pw:
+        return [*blockers, controller], {controller: (NEEDS_BLOCKERS_LETHAL,)}  # 702.19e
+    return list(blockers), {}
+
+
+def recipients(doc: dict, side: str, source_id: str) -> list[str]:
+    """The ids `source_id` may assign to, from the SPEC §2 table (the step and the power
+    are not looked at here; see `assigning_sources`). A creature that is not on `side`
+    (not attacking for `attackers`, not blocking for `blockers`) has none."""
+    _check_side(side)
+    creature = _creature(doc, source_id)
+    if creature is None:
+        return []
+    if side == "attackers":
+        if not _is_attacking(creature):
+            return []
+        return _attacker_plan(doc, creature)[0]
+    if not _is_blocking(creature):
+        return []
+    return list(creature["blocking"])  # 510.1d; trample does nothing here (702.19a)
+
+
+def assigning_sources(doc: dict, side: str) -> list[tuple[str, int]]:
+    """(id, power) of every creature that assigns combat damage for `side` in the
+    effective step, in document order. Left out: creatures not on the side, creatures
+    the step filter excludes, power <= 0 (510.1a), and creatures with no recipients."""
+    _check_side(side)
+    step = effective_step(doc)
+    result = []
+    for creature in _creatures(doc):
+        on_side = _is_attacking(creature) if side == "attackers" else _is_blocking(creature)
+        if not on_side:
+            continue
+        if not _assigns_in_step(creature, step):
+            continue
+        if creature["power"] <= 0:
+            continue
+        if not recipients(doc, side, creature["id"]):
+            continue
+        result.append((creature["id"], creature["power"]))
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Judging an assignment
+# ---------------------------------------------------------------------------
+
+
+def _as_amounts(assignment) -> dict[tuple[str, str], int]:
+    """A dict {(source, target): amount} from such a dict or from an iterable of
+    (source, target, amount) triples."""
+    amounts: dict[tuple[str, str], int] = {}
+    if isinstance(assignment, Mapping):
+        for (source, target), amount in assignment.items():
+            amounts[(source, target)] = amounts.get((source, target), 0) + amount
+        return amounts
+    for source, target, amount in assignment:
+        amounts[(source, target)] = amounts.get((source, target), 0) + amount
+    return amounts
+
+
+def _assigned_to(amounts: dict[tuple[str, str], int], target_id: str) -> int:
+    return sum(amount for (_source, target), amount in amounts.items() if target == target_id)
+
+
+def is_lethally_assigned(doc: dict, amounts, creature_id: str) -> bool:
+    """510.1e / 702.19b / 702.2c over the whole assignment."""
+    amounts = _as_amounts(amounts)
+    creature = _creature(doc, creature_id)
+    need = creature["toughness"] - creature.get("damage", 0)
+    if _assigned_to(amounts, creature_id) >= need:
+        return True
+    for (source, target), amount in amounts.items():
+        if target == creature_id and amount >= 1:
+            source_creature = _creature(doc, source)
+            if source_creature is not None and _has(source_creature, DEATHTOUCH):
+                return True
+    return False
+
+
+def is_loyalty_assigned(doc: dict, amounts, pw_id: str) -> bool:
+    """702.19c over the whole assignment."""
+    amounts = _as_amounts(amounts)
+    return _assigned_to(amounts, pw_id) >= _planeswalker(doc, pw_id)["loyalty"]
+
+
+def is_legal(doc: dict, side: str, assignment: dict[tuple[str, str], int]) -> bool:
+    """SPEC §3: every assigning creature gives exactly its power to its recipients,
+    nothing goes anywhere else, and every §2 condition holds."""
+    _check_side(side)
+    amounts = _as_amounts(assignment)
+    sources = dict(assigning_sources(doc, side))
+    allowed = {source: recipients(doc, side, source) for source in sources}
+    given = {source: 0 for source in sources}
+
+    for (source, target), amount in amounts.items():
+        if amount < 0:
+            return False
+        if amount == 0:
+            continue
+        if source not in sources:
+            return False  # a creature that does not assign gives something
+        if target not in allowed[source]:
+            return False  # something goes to a non-recipient
+        given[source] += amount
+
+    for source, power in sources.items():
+        if given[source] != power:
+            return False
+
+    if side == "blockers":
+        return True  # 510.1d: any split among the attackers it blocks
+
+    for source in sources:
+        attacker = _creature(doc, source)
+        _recipients, conditions = _attacker_plan(doc, attacker)
+        for recipient, needs in conditions.items():
+            if amounts.get((source, recipient), 0) <= 0:
+                continue
+            for need in needs:
+                if need == NEEDS_BLOCKERS_LETHAL:
+                    for blocker in _blockers_of(doc, source):
+                        if not is_lethally_assigned(doc, amounts, blocker):
+                            return False
+                elif need == NEEDS_TARGET_LOYALTY:
+                    if not is_loyalty_assigned(doc, amounts, attacker["attacking"]):
+                        return False
+                else:  # pragma: no cover
+                    raise AssertionError(need)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Enumerating
+# ---------------------------------------------------------------------------
+
+
+def weak_compositions(total: int, parts: int) -> list[tuple[int, ...]]:
+    """Every tuple of `parts` non-negative integers summing to `total`."""
+    if parts == 0:
+        return [()] if total == 0 else []
+    if parts == 1:
+        return [(total,)]
+    result = []
+    for first in range(total + 1):
+        for rest in weak_compositions(total - first, parts - 1):
+            result.append((first, *rest))
+    return result
+
+
+def legal_assignments(doc: dict, side: str) -> list[frozenset[tuple[str, str, int]]]:
+    """Every distinct legal assignment once, as frozensets of (source, target, amount)
+    with amount > 0. The empty frozenset is the one legal assignment when nobody
+    assigns."""
+    _check_side(side)
+    per_source = []
+    for source, power in assigning_sources(doc, side):
+        targets = recipients(doc, side, source)
+        splits = []
+        for split in weak_compositions(power, len(targets)):
+            pairs = zip(targets, split, strict=True)
+            splits.append([(source, target, amount) for target, amount in pairs if amount > 0])
+        per_source.append(splits)
+
+    result = []
+    seen = set()
+    for choice in itertools.product(*per_source):
+        triples = frozenset(triple for split in choice for triple in split)
+        amounts = {(source, target): amount for source, target, amount in triples}
+        if is_legal(doc, side, amounts) and triples not in seen:
+            seen.add(triples)
+            result.append(triples)
+    return result
+
+
+# ---------------------------------------------------------------------------
+# SPEC §4: objectives
+# ---------------------------------------------------------------------------
+
+
+def default_objective(side: str) -> list[str]:
+    _check_side(side)
+    if side == "attackers":
+        return list(TERMS)
+    return ["kills"]
+
+
+def _attacked_ids(doc: dict) -> set[str]:
+    return {c["attacking"] for c in _creatures(doc) if _is_attacking(c)}
+
+
+def _term_value(doc: dict, side: str, amounts: dict[tuple[str, str], int], term: str) -> int:
+    if term == "lethal":
+        count = 0
+        for player in _players(doc):
+            if player["id"] == doc["active_player"]:
+                continue
+            if player.get("life", 20) - _assigned_to(amounts, player["id"]) <= 0:
+                count += 1
+        return count
+    if term == "kills":
+        total = 0
+        for creature in _creatures(doc):
+            opposing = _is_blocking(creature) if side == "attackers" else _is_attacking(creature)
+            if not opposing:
+                continue
+            if _has(creature, INDESTRUCTIBLE):
+                continue
+            if is_lethally_assigned(doc, amounts, creature["id"]):
+                total += creature.get("value", 1)
+        return total
+    if term == "planeswalker_kills":
+        attacked = _attacked_ids(doc)
+        count = 0
+        for pw in _planeswalkers(doc):
+            in_combat = _in_combat_flag(pw) and pw["id"] in attacked
+            if in_combat and _assigned_to(amounts, pw["id"]) >= pw["loyalty"]:
+                count += 1
+        return count
+    if term == "battle_kills":
+        attacked = _attacked_ids(doc)
+        count = 0
+        for battle in _battles(doc):
+            in_combat = _in_combat_flag(battle) and battle["id"] in attacked
+            if in_combat and _assigned_to(amounts, battle["id"]) >= battle["defense"]:
+                count += 1
+        return count
+    if term == "player_damage":
+        return sum(_assigned_to(amounts, pid) for pid in _player_ids(doc))
+    if term == "planeswalker_damage":
+        return sum(_assigned_to(amounts, pw["id"]) for pw in _planeswalkers(doc))
+    if term == "battle_damage":
+        return sum(_assigned_to(amounts, b["id"]) for b in _battles(doc))
+    raise ValueError(f"unknown objective term {term!r}")  # pragma: no cover
+
+
+def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[int, ...]:
+    """The value of each SPEC §4 term, in order. `assignment` is a dict
+    {(source, target): amount} or an iterable of (source, target, amount)."""
+    _check_side(side)
+    terms = list(terms)
+    for term in terms:
+        if term not in TERMS:
+            raise ValueError(f"unknown objective term {term!r}")
+        if side == "blockers" and term != "kills":
+            raise ValueError(f"objective term {term!r} does not apply to side 'blockers'")
+    amounts = _as_amounts(assignment)
+    return tuple(_term_value(doc, side, amounts, term) for term in terms)
+
+
+def optimum(doc: dict, side: str, terms: Iterable[str]) -> tuple[int, ...]:
+    """The lexicographic maximum of `objective` over every legal assignment."""
+    terms = list(terms)
+    return max(objective(doc, side, a, terms) for a in legal_assignments(doc, side))

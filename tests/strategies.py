@@ -1,0 +1,354 @@
+"""Hypothesis strategies: small, valid combat/1 documents and candidate assignments.
+
+`combats()` only builds documents that obey the SPEC §1 validity rules, and keeps them
+small enough for the brute-force oracle in `brute.py` (the product of the per-source
+split counts stays at or below SPLIT_BUDGET for both sides).
+`proposals(doc, side)` mixes legal assignments, mutated ones and random ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+try:
+    from . import brute
+except ImportError:  # tests/ is not a package: pytest puts tests/ on sys.path
+    import brute
+
+SPLIT_BUDGET = 20_000
+
+RECOGNIZED = (
+    "trample",
+    "trample over planeswalkers",
+    "deathtouch",
+    "first strike",
+    "double strike",
+    "indestructible",
+)
+UNKNOWN = ("Flying", "lifelink", "Protection from Green", "VIGILANCE", "menace", "Reach")
+SEPARATORS = (" ", "_", "-", "  ", "_-", " - ")
+# Weighted towards creatures that assign and can die; the edge values still come up.
+POWERS = (2, 3, 1, 4, 2, 5, 3, 1, 0, -1)
+TOUGHNESSES = (2, 3, 1, 4, 2, 5, 3, 6, 1, 0, -1)
+DAMAGES = (1, 0, 2, 1, 3, 6)
+# How often each recognized keyword is picked (first/double strike thin out the sources).
+KEYWORD_WEIGHTS = (
+    ("trample", 3),
+    ("trample over planeswalkers", 2),
+    ("deathtouch", 2),
+    ("indestructible", 1),
+    ("first strike", 1),
+    ("double strike", 1),
+)
+WEIGHTED_RECOGNIZED = tuple(k for k, weight in KEYWORD_WEIGHTS for _ in range(weight))
+NO_STRIKE = tuple(k for k in WEIGHTED_RECOGNIZED if "strike" not in k)
+IN_COMBAT = (None, None, True, False)  # None: the key is left out (default true)
+
+
+def _alternating(word: str) -> str:
+    return "".join(ch.upper() if i % 2 else ch for i, ch in enumerate(word))
+
+
+CASES = (str.lower, str.upper, str.title, str.capitalize, _alternating)
+EDGES = ("", " ", "_")
+
+
+def spellings(keyword: str) -> tuple[str, ...]:
+    """Spellings of a recognized keyword that all normalize back to it: every case style
+    with every separator and edge, plus some with mixed separators and cases."""
+    words = keyword.split(" ")
+    variants = [keyword]
+    for case in CASES:
+        for sep in SEPARATORS:
+            for edge in EDGES:
+                variants.append(edge + sep.join(case(w) for w in words) + edge)
+    if len(words) > 1:
+        # Different separators in one spelling, e.g. "Trample_Over-Planeswalkers".
+        for case in CASES:
+            for first, second in (("_", "-"), ("-", " "), (" ", "_"), ("  ", "-_")):
+                seps = [first, second]
+                text = case(words[0])
+                for i, word in enumerate(words[1:]):
+                    text += seps[i % 2] + case(word)
+                variants.append(text)
+        # Different cases in one spelling, e.g. "first STRIKE".
+        variants.append(" ".join(CASES[i % len(CASES)](w) for i, w in enumerate(words)))
+    return tuple(dict.fromkeys(variants))
+
+
+def _spelling_strategy(keyword: str):
+    """Mostly spellings without leading/trailing ` ` or `_` (those only test stripping)."""
+    inner = [v for v in spellings(keyword) if v == v.strip(" _")]
+    edged = [v for v in spellings(keyword) if v != v.strip(" _")]
+    return st.one_of(st.sampled_from(inner), st.sampled_from(inner), st.sampled_from(edged))
+
+
+SPELLINGS = {k: _spelling_strategy(k) for k in RECOGNIZED}
+N_RECOGNIZED = st.sampled_from([0, 1, 1, 1, 2, 3])
+UNKNOWN_LISTS = st.lists(st.sampled_from(UNKNOWN), max_size=2, unique=True)
+POWER = st.sampled_from(POWERS)
+TOUGHNESS = st.sampled_from(TOUGHNESSES)
+DAMAGE = st.sampled_from(DAMAGES)
+VALUE = st.integers(-3, 5)
+LIFE = st.one_of(st.integers(-1, 8), st.just(20))
+LOYALTY = st.integers(-1, 5)
+DEFENSE = st.integers(-1, 6)
+IN_COMBAT_ST = st.sampled_from(IN_COMBAT)
+BLOCK_SIZE = st.sampled_from([1, 1, 2, 2, 3])
+STEP = st.sampled_from([None, None, "regular", "first_strike"])
+
+
+@st.composite
+def keyword_lists(draw, strikes: bool = True) -> list[str]:
+    pool = WEIGHTED_RECOGNIZED if strikes else NO_STRIKE
+    chosen = []
+    for _ in range(draw(N_RECOGNIZED)):
+        keyword = draw(st.sampled_from(pool))
+        if keyword not in chosen:
+            chosen.append(keyword)
+    spelled = [draw(SPELLINGS[k]) for k in chosen] + draw(UNKNOWN_LISTS)
+    return draw(st.permutations(spelled))
+
+
+def _maybe(draw, key: str, strategy, obj: dict) -> None:
+    """Set obj[key] to a drawn value, or leave the key out (its default applies)."""
+    if draw(st.booleans()):
+        obj[key] = draw(strategy)
+
+
+@st.composite
+def _creature(draw, cid: str, controller: str, strikes: bool = True) -> dict:
+    creature = {
+        "id": cid,
+        "controller": controller,
+        "power": draw(POWER),
+        "toughness": draw(TOUGHNESS),
+    }
+    if draw(st.integers(0, 2)) == 0:
+        creature["damage"] = draw(DAMAGE)
+    _maybe(draw, "value", VALUE, creature)
+    if draw(st.integers(0, 3)) > 0:
+        creature["keywords"] = draw(keyword_lists(strikes))
+    return creature
+
+
+def split_count(doc: dict, side: str) -> int:
+    """How many products `brute.legal_assignments` walks through for this side."""
+    product = 1
+    for source, power in brute.assigning_sources(doc, side):
+        parts = len(brute.recipients(doc, side, source))
+        product *= math.comb(power + parts - 1, parts - 1)
+    return product
+
+
+@st.composite
+def combats(draw, max_sources: int = 4) -> dict:
+    """A valid combat/1 document small enough for brute force (no top-level `side`)."""
+    n_players = draw(st.integers(2, 3))
+    player_ids = [f"p{i}" for i in range(n_players)]
+    active = draw(st.sampled_from(player_ids))
+    defenders = [p for p in player_ids if p != active]
+    players = []
+    for pid in player_ids:
+        player = {"id": pid}
+        _maybe(draw, "life", LIFE, player)
+        players.append(player)
+
+    def owner(draw_):
+        # Mostly a defending player, sometimes the active player.
+        return draw_(st.sampled_from(defenders + defenders + [active]))
+
+    planeswalkers = []
+    for i in range(draw(st.integers(0, 2))):
+        pw = {"id": f"pw{i}", "controller": owner(draw), "loyalty": draw(LOYALTY)}
+        in_combat = draw(IN_COMBAT_ST)
+        if in_combat is not None:
+            pw["in_combat"] = in_combat
+        planeswalkers.append(pw)
+
+    battles = []
+    for i in range(draw(st.integers(0, 2))):
+        battle = {"id": f"b{i}", "protector": owner(draw), "defense": draw(DEFENSE)}
+        in_combat = draw(IN_COMBAT_ST)
+        if in_combat is not None:
+            battle["in_combat"] = in_combat
+        battles.append(battle)
+
+    # What a creature of the active player may attack, and whom each target belongs to.
+    defender_of = {p: p for p in defenders}
+    for pw in planeswalkers:
+        if pw["controller"] != active:
+            defender_of[pw["id"]] = pw["controller"]
+    for battle in battles:
+        if battle["protector"] != active:
+            defender_of[battle["id"]] = battle["protector"]
+    # Attacks on one main defending player are the common case: it makes blocks of
+    # several attackers possible.
+    main = draw(st.sampled_from(defenders))
+    targets = [main, main, main, *defenders, *sorted(defender_of)]
+    counts = [n for n in range(1, max_sources + 1)] * 2 + [0]
+
+    # About one document in three has first strike or double strike at all, so that
+    # the regular step with every creature assigning stays common.
+    strikes = draw(st.integers(0, 2)) == 0
+    creatures = []
+    counter = iter(range(1000))
+
+    attackers = []
+    for _ in range(draw(st.sampled_from(counts))):
+        attacker = draw(_creature(f"c{next(counter)}", active, strikes))
+        attacker["attacking"] = draw(st.sampled_from(targets))
+        attackers.append(attacker)
+    creatures += attackers
+
+    blockers = []
+    for _ in range(draw(st.sampled_from(counts))):
+        if attackers and draw(st.integers(0, 5)) > 0:
+            # Usually the defender of some attacker, so that it has something to block.
+            first = draw(st.sampled_from(attackers))
+            controller = defender_of[first["attacking"]]
+        else:
+            controller = draw(st.sampled_from(defenders))
+        blocker = draw(_creature(f"c{next(counter)}", controller, strikes))
+        eligible = [a["id"] for a in attackers if defender_of[a["attacking"]] == controller]
+        if eligible:
+            size = draw(BLOCK_SIZE)
+            blocker["blocking"] = draw(
+                st.lists(
+                    st.sampled_from(eligible),
+                    min_size=1,
+                    max_size=min(size, len(eligible)),
+                    unique=True,
+                )
+            )
+            blockers.append(blocker)
+        creatures.append(blocker)  # with no eligible attacker: an idle creature
+
+    for _ in range(draw(st.integers(0, 2))):  # creatures neither attacking nor blocking
+        creatures.append(draw(_creature(f"c{next(counter)}", draw(st.sampled_from(player_ids)))))
+
+    blocked_ids = {aid for b in blockers for aid in b["blocking"]}
+    for attacker in attackers:
+        if attacker["id"] in blocked_ids:
+            choices = [None, True]
+        else:
+            choices = [None, None, None, None, True, False]
+        flag = draw(st.sampled_from(choices))
+        if flag is not None:
+            attacker["blocked"] = flag
+
+    doc = {
+        "active_player": active,
+        "players": players,
+        "creatures": draw(st.permutations(creatures)),
+    }
+    if planeswalkers or draw(st.booleans()):
+        doc["planeswalkers"] = planeswalkers
+    if battles or draw(st.booleans()):
+        doc["battles"] = battles
+    step = draw(STEP)
+    if step is not None:
+        doc["step"] = step
+
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    assume(split_count(doc, "blockers") <= SPLIT_BUDGET)
+    return doc
+
+
+# ---------------------------------------------------------------------------
+# Candidate assignments
+# ---------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _legal_cached(doc_json: str, side: str) -> tuple[frozenset, ...]:
+    return tuple(brute.legal_assignments(json.loads(doc_json), side))
+
+
+def cached_legal_assignments(doc: dict, side: str) -> tuple[frozenset, ...]:
+    return _legal_cached(json.dumps(doc, sort_keys=True), side)
+
+
+def _all_ids(doc: dict) -> list[str]:
+    ids = [p["id"] for p in doc["players"]]
+    ids += [c["id"] for c in doc.get("creatures", [])]
+    ids += [pw["id"] for pw in doc.get("planeswalkers", [])]
+    ids += [b["id"] for b in doc.get("battles", [])]
+    return ids
+
+
+def proposals(doc: dict, side: str):
+    """Candidate assignments {(source, target): amount >= 0} for `doc` and `side`: legal
+    ones (sometimes with explicit zero entries), legal ones mutated, and random ones.
+    Sources are always creature ids; targets are any id of the document."""
+    legal = cached_legal_assignments(doc, side)
+    all_ids = _all_ids(doc)
+    creature_ids = [c["id"] for c in doc.get("creatures", [])]
+    sources = dict(brute.assigning_sources(doc, side))
+    idle = [cid for cid in creature_ids if cid not in sources]
+
+    any_pair = (
+        st.tuples(st.sampled_from(creature_ids), st.sampled_from(all_ids))
+        if creature_ids
+        else st.nothing()
+    )
+
+    @st.composite
+    def from_legal(draw) -> dict:
+        base = draw(st.sampled_from(legal))
+        result = {(s, t): a for s, t, a in base}
+        if creature_ids and draw(st.integers(0, 3)) == 0:
+            pair = draw(any_pair)
+            result.setdefault(pair, 0)  # an explicit zero means nothing
+        return result
+
+    @st.composite
+    def mutated(draw) -> dict:
+        result = draw(from_legal())
+        positive = sorted(pair for pair, amount in result.items() if amount > 0)
+        ops = ["add"]
+        if positive:
+            ops += ["move", "move", "remove", "redirect"]
+        if idle:
+            ops.append("intruder")
+        op = draw(st.sampled_from(ops))
+        if op == "add":
+            pair = draw(any_pair) if creature_ids else None
+            if pair is not None:
+                result[pair] = result.get(pair, 0) + 1
+        elif op == "move":
+            source, target = draw(st.sampled_from(positive))
+            # Usually to another recipient of the same source, sometimes anywhere.
+            others = [t for t in all_ids if t != target]
+            preferred = [t for t in brute.recipients(doc, side, source) if t != target]
+            pool = preferred if preferred and draw(st.integers(0, 3)) > 0 else others
+            new_target = draw(st.sampled_from(pool))
+            result[(source, target)] -= 1
+            result[(source, new_target)] = result.get((source, new_target), 0) + 1
+        elif op == "remove":
+            pair = draw(st.sampled_from(positive))
+            result[pair] -= 1
+        elif op == "redirect":
+            source, target = draw(st.sampled_from(positive))
+            outside = [t for t in all_ids if t not in brute.recipients(doc, side, source)]
+            if outside:
+                new_target = draw(st.sampled_from(outside))
+                moved = draw(st.integers(1, result[(source, target)]))
+                result[(source, target)] -= moved
+                result[(source, new_target)] = result.get((source, new_target), 0) + moved
+        elif op == "intruder":
+            source = draw(st.sampled_from(idle))
+            target = draw(st.sampled_from(all_ids))
+            result[(source, target)] = result.get((source, target), 0) + draw(st.integers(1, 3))
+        return result
+
+    if creature_ids:
+        random_ones = st.dictionaries(any_pair, st.integers(0, 6), max_size=6)
+    else:
+        random_ones = st.just({})
+    return st.one_of(from_legal(), mutated(), mutated(), random_ones)

@@ -1,0 +1,186 @@
+"""The command line end to end (SPEC §5): outputs, exit statuses, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trample.solver.demo import DEMO_COMBAT
+
+import brute
+from test_known_answers import SPEC_EXAMPLE
+
+
+def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trample.solver", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.fixture
+def spec_file(tmp_path: Path) -> Path:
+    path = tmp_path / "combat.json"
+    path.write_text(json.dumps(SPEC_EXAMPLE))
+    return path
+
+
+def bad_input(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    """Exit 2, one line on standard error naming the problem, no traceback."""
+    assert result.returncode == 2, result
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_console_script_is_installed() -> None:
+    script = shutil.which("trample", path=os.path.dirname(sys.executable)) or \
+        shutil.which("trample")
+    assert script is not None
+    result = subprocess.run([script, "--help"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    assert "solve" in result.stdout and "serve" in result.stdout
+
+
+def test_solve(spec_file: Path) -> None:
+    result = run("solve", str(spec_file))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "optimal"
+    amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
+    assert brute.is_legal(SPEC_EXAMPLE, "attackers", amounts)
+    assert list(answer) == ["status", "side", "step", "objective", "assignment"]
+
+
+def test_solve_from_stdin_with_options() -> None:
+    result = run("solve", "-", "--objective", "planeswalker_damage,kills",
+                 "--time-limit", "5", stdin=json.dumps(SPEC_EXAMPLE))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["objective"] == {"planeswalker_damage": 2, "kills": 3}
+
+
+def test_validate_exit_status(spec_file: Path, tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"assignment": [
+        {"source": "vessel", "target": "wall", "amount": 3},
+        {"source": "vessel", "target": "jace", "amount": 2}]}))
+    result = run("validate", str(spec_file), str(good))
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {"legal": True, "violations": []}
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"source": "vessel", "target": "jace", "amount": 5}]))
+    result = run("validate", str(spec_file), str(bad))
+    assert result.returncode == 1
+    answer = json.loads(result.stdout)
+    assert answer["legal"] is False
+    assert [v["rule"] for v in answer["violations"]] == ["702.19b"]
+
+
+def test_validate_reads_the_documents_assignment() -> None:
+    doc = {**SPEC_EXAMPLE, "assignment": [{"source": "vessel", "target": "wall", "amount": 5}]}
+    result = run("validate", "-", stdin=json.dumps(doc))
+    assert result.returncode == 0, result.stderr
+
+
+def test_count_enumerate_sample(spec_file: Path) -> None:
+    assert json.loads(run("count", str(spec_file)).stdout) == {"count": 3}
+    lines = run("enumerate", str(spec_file)).stdout.splitlines()
+    assert len(lines) == 3
+    assert all(set(json.loads(line)) == {"assignment"} for line in lines)
+    assert len(run("enumerate", str(spec_file), "--limit", "2").stdout.splitlines()) == 2
+    drawn = run("sample", str(spec_file), "-n", "50", "--seed", "3").stdout.splitlines()
+    assert len(drawn) == 50
+    assert drawn == run("sample", str(spec_file), "-n", "50", "--seed", "3").stdout.splitlines()
+    assert {line for line in drawn} <= set(lines)
+
+
+def test_count_is_an_integer_of_any_size(tmp_path: Path) -> None:
+    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+           "creatures": [{"id": "t", "controller": "a", "power": 10**9, "toughness": 1,
+                          "attacking": "d"}] + [
+               {"id": f"b{i}", "controller": "d", "power": 1, "toughness": 1,
+                "blocking": ["t"]} for i in range(40)]}
+    result = run("count", "-", stdin=json.dumps(doc))
+    assert result.returncode == 0, result.stderr
+    from math import comb
+    assert json.loads(result.stdout)["count"] == comb(10**9 + 39, 39)
+
+
+def test_demo() -> None:
+    result = run("demo")
+    assert result.returncode == 0, result.stderr
+    assert "Vessel of the All-Consuming" in result.stdout
+    assert "objective" in result.stdout and "optimal" in result.stdout
+    answer = json.loads(run("demo", "--json").stdout)
+    assert answer["status"] == "optimal"
+    amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
+    assert brute.is_legal(DEMO_COMBAT, "attackers", amounts)
+    assert tuple(answer["objective"].values()) == brute.optimum(
+        DEMO_COMBAT, "attackers", brute.default_objective("attackers"))
+
+
+@pytest.mark.parametrize(("doc", "fragments"), [
+    ("{not json", ("not valid JSON",)),
+    ("[]", ("document", "must be an object")),
+    (json.dumps({**SPEC_EXAMPLE, "step": "second"}), ("step", "'second'")),
+    (json.dumps({**SPEC_EXAMPLE, "creatures": [{"id": "x"}]}), ("creatures[0].controller",)),
+    (json.dumps({**SPEC_EXAMPLE, "active_player": "zz"}), ("active_player", "'zz'")),
+    (json.dumps({**SPEC_EXAMPLE, "objective": ["nope"]}), ("objective[0]", "'nope'")),
+    ('{"a": NaN}', ("NaN",)),
+])
+def test_bad_input(doc: str, fragments: tuple[str, ...]) -> None:
+    bad_input(run("solve", "-", stdin=doc), *fragments)
+
+
+def test_bad_usage(spec_file: Path) -> None:
+    bad_input(run("solve"), "FILE")
+    bad_input(run("frobnicate", str(spec_file)), "frobnicate")
+    bad_input(run("solve", "/no/such/file.json"), "/no/such/file.json")
+    bad_input(run("solve", str(spec_file), "--side", "defenders"), "--side")
+    bad_input(run("solve", str(spec_file), "--time-limit", "-1"), "time_limit")
+    bad_input(run("sample", str(spec_file), "-n", "x"), "-n")
+    bad_input(run("enumerate", str(spec_file), "--limit", "-3"), "limit")
+    bad_input(run(), "COMMAND")
+
+
+def test_validate_bad_assignment(spec_file: Path, tmp_path: Path) -> None:
+    cases: list[tuple[Any, str]] = [
+        ([{"source": "vessel", "target": "ghost", "amount": 1}], "assignment[0].target"),
+        ([{"source": "vessel", "target": "wall", "amount": -1}], "assignment[0].amount"),
+        ([{"source": "vessel", "target": "wall", "amount": 1.5}], "assignment[0].amount"),
+        ([{"source": "vessel", "target": "wall", "amount": 1},
+          {"source": "vessel", "target": "wall", "amount": 4}], "appears twice"),
+        ({"nothing": 1}, "assignment"),
+    ]
+    for payload, fragment in cases:
+        path = tmp_path / "a.json"
+        path.write_text(json.dumps(payload))
+        bad_input(run("validate", str(spec_file), str(path)), fragment)
+
+
+def test_enumerate_into_a_closed_pipe() -> None:
+    """`trample enumerate ... | head -1`: the reader leaving is not an error."""
+    doc = json.dumps({**SPEC_EXAMPLE, "creatures": [
+        {**SPEC_EXAMPLE["creatures"][0], "power": 400}, SPEC_EXAMPLE["creatures"][1]]})
+    proc = subprocess.Popen([sys.executable, "-m", "trample.solver", "enumerate", "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write(doc)
+    proc.stdin.close()
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+    assert json.loads(first)["assignment"]
+    assert "Traceback" not in proc.stderr.read()

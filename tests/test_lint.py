@@ -1,0 +1,40 @@
+"""The code is ruff- and mypy-clean (strict typing of the installed packages' sources)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install '.[test]'")
+    return found
+
+
+def test_ruff() -> None:
+    result = subprocess.run([tool("ruff"), "check", "models", "solver", "tests", "benchmarks"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict(tmp_path: Path) -> None:
+    # The folders install as trample.models and trample.solver: check them under the
+    # names users import, without installing anything.
+    package = tmp_path / "trample"
+    package.mkdir()
+    (package / "models").symlink_to(ROOT / "models")
+    (package / "solver").symlink_to(ROOT / "solver")
+    result = subprocess.run(
+        [tool("mypy"), "--strict", "--config-file", str(ROOT / "pyproject.toml"),
+         "--cache-dir", str(tmp_path / ".mypy_cache"),
+         "-p", "trample.models", "-p", "trample.solver"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
