@@ -153,9 +153,9 @@ class Combat:
     )
 
     def __post_init__(self) -> None:
-        index: dict[str, Player | Creature | Planeswalker | Battle] = {}
-        for obj in (*self.players, *self.creatures, *self.planeswalkers, *self.battles):
-            index[obj.id] = obj
+        objects: tuple[Player | Creature | Planeswalker | Battle, ...] = (
+            *self.players, *self.creatures, *self.planeswalkers, *self.battles)
+        index = {obj.id: obj for obj in objects}
         blockers: dict[str, list[str]] = {c.id: [] for c in self.creatures if c.is_attacking}
         for creature in self.creatures:
             for attacker in creature.blocking:
@@ -567,8 +567,8 @@ def _parse_combat(document: object) -> Combat:
     raw_step = top.raw("step")
     step: Step
     if raw_step is _MISSING or raw_step is None:
-        in_combat = (c for c in creatures if c.is_attacking or c.is_blocking)
-        step = "first_strike" if any(c.has_first_strike for c in in_combat) else "regular"
+        fighting = (c for c in creatures if c.is_attacking or c.is_blocking)
+        step = "first_strike" if any(c.has_first_strike for c in fighting) else "regular"
     elif raw_step in STEPS:
         step = "first_strike" if raw_step == "first_strike" else "regular"
     else:

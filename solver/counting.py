@@ -145,8 +145,10 @@ _END = object()
 class PartSpace:
     """The dynamic program of one part: states per layer and completions per state."""
 
-    def __init__(self, space: LegalSpace, part: Part, budget: list[int]) -> None:
+    def __init__(self, space: LegalSpace, part: Part, budget: list[int],
+                 limit: int = WORK_LIMIT) -> None:
         self.space = space
+        self.limit = limit
         self.sources: tuple[Source, ...] = part.sources
         combat = space.combat
         caps: dict[str, int] = {}
@@ -173,6 +175,17 @@ class PartSpace:
         self.completions: list[dict[tuple[tuple[int, bool], ...], int]] = []
         self._build()
 
+    def _charge(self, work: int) -> None:
+        """Spend ``work`` of the budget, or refuse: never estimate a count."""
+        self.budget[0] -= work
+        if self.budget[0] < 0:
+            names = ", ".join(s.id for s in self.sources[:6])
+            more = ", ..." if len(self.sources) > 6 else ""
+            raise CountOutOfReach(
+                f"the sources {names}{more} share {len(self.items)} blockers or "
+                "planeswalkers whose thresholds couple them; an exact answer would take "
+                f"more than {self.limit:,} steps, so it is refused rather than estimated")
+
     # -- the moves of one source from one state -----------------------------------------
 
     def _moves(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[Move]:
@@ -187,6 +200,8 @@ class PartSpace:
             cap = self.cap[self.index[r.id]]
             t = 1 if (s.deathtouch and r.kind == "creature") else max(cap - progress, 1)
             options.append([*range(t), None])
+        free_gated = [r for r in gated if r.id not in self.index]
+        self._charge(prod(len(o) for o in options) << len(free_gated))
         moves: list[Move] = []
         for choice in _product(options):
             exact = [(r.id, a) for r, a in zip(shared, choice, strict=True) if a is not None]
@@ -194,7 +209,6 @@ class PartSpace:
             if spent > s.power:
                 continue
             used_shared = {r.id for r, a in zip(shared, choice, strict=True) if a != 0}
-            free_gated = [r for r in gated if r.id not in self.index]
             for k in range(len(free_gated) + 1):
                 for picked in combinations(free_gated, k):
                     used = used_shared | {r.id for r in picked}
@@ -273,14 +287,6 @@ class PartSpace:
             following: set[tuple[tuple[int, bool], ...]] = set()
             for state in frontier:
                 moves = self._moves(layer, state)
-                self.budget[0] -= len(moves) + 1
-                if self.budget[0] < 0:
-                    names = ", ".join(s.id for s in self.sources[:6])
-                    raise CountOutOfReach(
-                        f"the sources {names}{', ...' if len(self.sources) > 6 else ''} share "
-                        f"{len(self.items)} blockers or planeswalkers whose thresholds couple "
-                        "them; the exact count would take more than "
-                        f"{WORK_LIMIT:,} steps, so it is refused rather than estimated")
                 table[state] = moves
                 following.update(m.next_state for m in moves)
             self.moves.append(table)
@@ -363,7 +369,7 @@ class Census:
     def __init__(self, space: LegalSpace, work_limit: int = WORK_LIMIT) -> None:
         self.space = space
         budget = [work_limit]
-        self.parts = [PartSpace(space, part, budget) for part in space.parts]
+        self.parts = [PartSpace(space, part, budget, work_limit) for part in space.parts]
 
     def count(self) -> int:
         """The number of distinct legal assignments."""

@@ -103,9 +103,13 @@ BLOCK_SIZE = st.sampled_from([1, 1, 2, 2, 3])
 STEP = st.sampled_from([None, None, "regular", "first_strike"])
 
 
+RICH_POOL = ("trample", "trample", "trample", "trample over planeswalkers",
+             "trample over planeswalkers", "deathtouch", "indestructible")
+
+
 @st.composite
-def keyword_lists(draw, strikes: bool = True) -> list[str]:
-    pool = WEIGHTED_RECOGNIZED if strikes else NO_STRIKE
+def keyword_lists(draw, strikes: bool = True, rich: bool = False) -> list[str]:
+    pool = RICH_POOL if rich else WEIGHTED_RECOGNIZED if strikes else NO_STRIKE
     chosen = []
     for _ in range(draw(N_RECOGNIZED)):
         keyword = draw(st.sampled_from(pool))
@@ -122,7 +126,8 @@ def _maybe(draw, key: str, strategy, obj: dict) -> None:
 
 
 @st.composite
-def _creature(draw, cid: str, controller: str, strikes: bool = True) -> dict:
+def _creature(draw, cid: str, controller: str, strikes: bool = True,
+              rich: bool = False) -> dict:
     creature = {
         "id": cid,
         "controller": controller,
@@ -133,7 +138,7 @@ def _creature(draw, cid: str, controller: str, strikes: bool = True) -> dict:
         creature["damage"] = draw(DAMAGE)
     _maybe(draw, "value", VALUE, creature)
     if draw(st.integers(0, 3)) > 0:
-        creature["keywords"] = draw(keyword_lists(strikes))
+        creature["keywords"] = draw(keyword_lists(strikes, rich))
     return creature
 
 
@@ -147,8 +152,13 @@ def split_count(doc: dict, side: str) -> int:
 
 
 @st.composite
-def combats(draw, max_sources: int = 4) -> dict:
-    """A valid combat/1 document small enough for brute force (no top-level `side`)."""
+def combats(draw, max_sources: int = 4, rich: bool = False) -> dict:
+    """A valid combat/1 document small enough for brute force (no top-level `side`).
+
+    ``rich`` leans towards what makes the choice hard: tramplers (of both kinds) with
+    several blockers, blockers shared between attackers, planeswalkers several creatures
+    attack; the default spreads over every feature evenly.
+    """
     n_players = draw(st.integers(2, 3))
     player_ids = [f"p{i}" for i in range(n_players)]
     active = draw(st.sampled_from(player_ids))
@@ -192,32 +202,33 @@ def combats(draw, max_sources: int = 4) -> dict:
     main = draw(st.sampled_from(defenders))
     targets = [main, main, main, *defenders, *sorted(defender_of)]
     counts = [n for n in range(1, max_sources + 1)] * 2 + [0]
+    blocker_counts = [2, 3, 3, 4, 5] if rich else counts
 
     # About one document in three has first strike or double strike at all, so that
     # the regular step with every creature assigning stays common.
-    strikes = draw(st.integers(0, 2)) == 0
+    strikes = draw(st.integers(0, 2 if not rich else 5)) == 0
     creatures = []
     counter = iter(range(1000))
 
     attackers = []
-    for _ in range(draw(st.sampled_from(counts))):
-        attacker = draw(_creature(f"c{next(counter)}", active, strikes))
+    for _ in range(draw(st.sampled_from([1, 2, 2, 3] if rich else counts))):
+        attacker = draw(_creature(f"c{next(counter)}", active, strikes, rich))
         attacker["attacking"] = draw(st.sampled_from(targets))
         attackers.append(attacker)
     creatures += attackers
 
     blockers = []
-    for _ in range(draw(st.sampled_from(counts))):
-        if attackers and draw(st.integers(0, 5)) > 0:
+    for _ in range(draw(st.sampled_from(blocker_counts))):
+        if attackers and (rich or draw(st.integers(0, 5)) > 0):
             # Usually the defender of some attacker, so that it has something to block.
             first = draw(st.sampled_from(attackers))
             controller = defender_of[first["attacking"]]
         else:
             controller = draw(st.sampled_from(defenders))
-        blocker = draw(_creature(f"c{next(counter)}", controller, strikes))
+        blocker = draw(_creature(f"c{next(counter)}", controller, strikes, rich))
         eligible = [a["id"] for a in attackers if defender_of[a["attacking"]] == controller]
         if eligible:
-            size = draw(BLOCK_SIZE)
+            size = draw(st.sampled_from([1, 2, 2, 3]) if rich else BLOCK_SIZE)
             blocker["blocking"] = draw(
                 st.lists(
                     st.sampled_from(eligible),
@@ -242,15 +253,15 @@ def combats(draw, max_sources: int = 4) -> dict:
         if flag is not None:
             attacker["blocked"] = flag
 
+    # `planeswalkers` and `battles` are always present (possibly empty), as in SPEC §1:
+    # the SPEC gives them no default.
     doc = {
         "active_player": active,
         "players": players,
         "creatures": draw(st.permutations(creatures)),
+        "planeswalkers": planeswalkers,
+        "battles": battles,
     }
-    if planeswalkers or draw(st.booleans()):
-        doc["planeswalkers"] = planeswalkers
-    if battles or draw(st.booleans()):
-        doc["battles"] = battles
     step = draw(STEP)
     if step is not None:
         doc["step"] = step

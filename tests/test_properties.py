@@ -25,6 +25,7 @@ import brute
 from strategies import combats, proposals
 
 SIDES = st.sampled_from(["attackers", "blockers"])
+COMBATS = st.one_of(combats(), combats(rich=True))
 PROPERTY = settings(max_examples=600, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -40,7 +41,7 @@ def as_amounts(entries: list[dict[str, object]]) -> dict[tuple[str, str], int]:
 
 
 @PROPERTY
-@given(doc=combats(), side=SIDES)
+@given(doc=COMBATS, side=SIDES)
 def test_count_and_enumerate_match_brute_force(doc: dict, side: str) -> None:
     expected = set(brute.legal_assignments(doc, side))
     assert api.count(doc, side=side)["count"] == len(expected)
@@ -50,7 +51,7 @@ def test_count_and_enumerate_match_brute_force(doc: dict, side: str) -> None:
 
 
 @PROPERTY
-@given(doc=combats(), side=SIDES, data=st.data())
+@given(doc=COMBATS, side=SIDES, data=st.data())
 def test_solve_reaches_the_brute_force_optimum(doc: dict, side: str, data: st.DataObject) -> None:
     terms = brute.default_objective(side)
     if side == "attackers" and data.draw(st.booleans()):
@@ -67,7 +68,7 @@ def test_solve_reaches_the_brute_force_optimum(doc: dict, side: str, data: st.Da
 @PROPERTY
 @given(data=st.data(), side=SIDES)
 def test_validate_agrees_with_brute_force(data: st.DataObject, side: str) -> None:
-    doc = data.draw(combats())
+    doc = data.draw(COMBATS)
     proposal = data.draw(proposals(doc, side))
     entries = [{"source": s, "target": t, "amount": a} for (s, t), a in proposal.items()]
     result = api.validate(doc, entries, side=side)
@@ -78,7 +79,7 @@ def test_validate_agrees_with_brute_force(data: st.DataObject, side: str) -> Non
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(doc=combats(), side=SIDES)
+@given(doc=COMBATS, side=SIDES)
 def test_sample_is_uniform(doc: dict, side: str) -> None:
     legal = brute.legal_assignments(doc, side)
     k = len(legal)
@@ -112,7 +113,7 @@ def test_sample_is_uniform_where_parametrizations_are_not() -> None:
 
 
 @PROPERTY
-@given(doc=combats(), side=SIDES)
+@given(doc=COMBATS, side=SIDES)
 def test_greedy_and_samples_are_legal(doc: dict, side: str) -> None:
     from trample.solver.greedy import greedy
 
@@ -134,7 +135,7 @@ def test_sampling_is_reproducible(seed: int) -> None:
 
 
 @PROPERTY
-@given(doc=combats(), side=SIDES, whole=st.booleans())
+@given(doc=COMBATS, side=SIDES, whole=st.booleans())
 def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole: bool) -> None:
     """The CP-SAT model itself, without the shortcuts that answer small groups: on the
     groups ``solve`` forms, or as one model of every source at once."""
