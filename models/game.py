@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .cards import FACE_DOWN, Card, Face, normalize_keyword
+from .cards import FACE_DOWN, Card, Face
+from .combat import normalize_keyword
 from .errors import InputError, TrampleError
 from .events import (
     AbilityTriggered,
