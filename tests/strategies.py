@@ -201,6 +201,12 @@ def combats(draw, max_sources: int = 4, rich: bool = False) -> dict:
     # several attackers possible.
     main = draw(st.sampled_from(defenders))
     targets = [main, main, main, *defenders, *sorted(defender_of)]
+    walkers = sorted(t for t in defender_of if t.startswith("pw"))
+    if rich and walkers and draw(st.booleans()):
+        # Several attackers on one planeswalker: its loyalty couples trample over
+        # planeswalkers with everything else that attacks it (702.19c).
+        focus = draw(st.sampled_from(walkers))
+        targets = [focus, focus, focus, *targets]
     counts = [n for n in range(1, max_sources + 1)] * 2 + [0]
     blocker_counts = [2, 3, 3, 4, 5] if rich else counts
 
@@ -266,6 +272,38 @@ def combats(draw, max_sources: int = 4, rich: bool = False) -> dict:
     if step is not None:
         doc["step"] = step
 
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    assume(split_count(doc, "blockers") <= SPLIT_BUDGET)
+    return doc
+
+
+@st.composite
+def pileups(draw) -> dict:
+    """Two or three attackers on one planeswalker (some with trample over planeswalkers),
+    blockers shared between them: the loyalty and lethal thresholds couple everything."""
+    walker = {"id": "pw", "controller": "d", "loyalty": draw(st.integers(-1, 5))}
+    if draw(st.integers(0, 4)) == 0:
+        walker["in_combat"] = False
+    creatures = []
+    attackers = []
+    for i in range(draw(st.integers(2, 3))):
+        keywords = draw(st.lists(st.sampled_from(["trample over planeswalkers", "trample",
+                                                  "deathtouch"]), max_size=2, unique=True))
+        attacker = {"id": f"a{i}", "controller": "a", "power": draw(st.integers(0, 4)),
+                    "toughness": 2, "keywords": keywords,
+                    "attacking": draw(st.sampled_from(["pw", "pw", "pw", "d"]))}
+        attackers.append(attacker["id"])
+        creatures.append(attacker)
+    for j in range(draw(st.integers(0, 2))):
+        blocking = draw(st.lists(st.sampled_from(attackers), min_size=1, max_size=2,
+                                 unique=True))
+        creatures.append({"id": f"b{j}", "controller": "d", "power": draw(st.integers(0, 2)),
+                          "toughness": draw(st.integers(1, 3)),
+                          "damage": draw(st.integers(0, 2)),
+                          "value": draw(st.integers(-1, 3)), "blocking": blocking})
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": draw(st.integers(1, 6))}],
+           "creatures": creatures, "planeswalkers": [walker], "battles": []}
     assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
     assume(split_count(doc, "blockers") <= SPLIT_BUDGET)
     return doc

@@ -184,3 +184,47 @@ def test_enumerate_into_a_closed_pipe() -> None:
     assert proc.wait(timeout=60) == 0
     assert json.loads(first)["assignment"]
     assert "Traceback" not in proc.stderr.read()
+
+
+def shared_blockers_combat() -> dict[str, Any]:
+    """Eight tramplers all blocked by the same five 1/15 walls: heavily coupled."""
+    attackers = [f"t{i}" for i in range(8)]
+    creatures: list[dict[str, Any]] = [
+        {"id": t, "controller": "a", "power": 20, "toughness": 5, "keywords": ["trample"],
+         "attacking": "d"} for t in attackers]
+    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 15,
+                   "blocking": attackers} for j in range(5)]
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+            "creatures": creatures}
+
+
+def test_count_refuses_what_it_cannot_count_exactly() -> None:
+    doc = json.dumps(shared_blockers_combat())
+    for command in (["count", "-"], ["sample", "-"], ["enumerate", "-"]):
+        bad_input(run(*command, stdin=doc), "refused rather than estimated")
+
+
+def test_time_limit_gives_feasible_and_legal() -> None:
+    doc = shared_blockers_combat()
+    result = run("solve", "-", "--time-limit", "0.001", stdin=json.dumps(doc))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["status"] == "feasible"
+    amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
+    from trample.models.combat import Combat
+    from trample.solver.rules import legal_space
+    from trample.solver.validate import violations
+
+    assert violations(legal_space(Combat.from_json(doc), "attackers"), amounts) == []
+
+
+@pytest.mark.parametrize("command", [["solve"], ["count"], ["enumerate", "--limit", "50"],
+                                     ["sample", "-n", "20", "--seed", "5"],
+                                     ["solve", "--side", "blockers"]])
+def test_output_is_byte_identical_across_processes(command: list[str]) -> None:
+    """The same request gives the same bytes, whatever the hash seed of the process."""
+    doc = json.dumps(DEMO_COMBAT)
+    outputs = {run(command[0], "-", *command[1:], stdin=doc,
+                   env={"PYTHONHASHSEED": str(seed)}).stdout for seed in (0, 1, 4242)}
+    assert len(outputs) == 1
+    assert outputs.pop().strip()

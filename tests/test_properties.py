@@ -22,10 +22,10 @@ from trample.solver.counting import Census
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, proposals
+from strategies import combats, pileups, proposals
 
 SIDES = st.sampled_from(["attackers", "blockers"])
-COMBATS = st.one_of(combats(), combats(rich=True))
+COMBATS = st.one_of(combats(), combats(rich=True), pileups())
 PROPERTY = settings(max_examples=600, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
