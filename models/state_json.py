@@ -60,6 +60,7 @@ event ``{"event": "Transformed", ...}``)::
     {"action": "declare_combat", "attacks": {"o5": "dp"}, "blocks": {"o7": ["o5"]}}
     {"action": "deal_combat_damage", "assignment": [{"source", "target", "amount"}]}
     {"action": "combat_damage_step", "step": "first_strike" | "regular", "assignment": [...]}
+    {"action": "combat_damage"}     # both steps as needed, each split chosen by the solver
     {"action": "state_based_actions"}
     {"action": "destroy", "object": "o5"}
     {"action": "grant_keyword", "object": "o5", "keyword": "Double strike"}
@@ -93,10 +94,12 @@ from typing import Any
 
 from .cards import Card, bundled_cards, card_from_json
 from .combat_steps import (
+    Assign,
     combat_damage_step,
     combat_document,
     declare_combat,
     end_combat,
+    run_combat_damage,
 )
 from .damage import check_state_based_actions, deal_combat_damage, parse_assignment
 from .errors import InputError
@@ -502,10 +505,21 @@ def _deal(state: GameState, a: Mapping[str, Any]) -> Transition:
     return state, events + more
 
 
-def _step(state: GameState, a: Mapping[str, Any]) -> Transition:
-    entries = parse_assignment(_get(a, "assignment", ""))
+def _step(state: GameState, a: Mapping[str, Any], assign: Assign | None = None) -> Transition:
     step = _str(a, "step", "", "regular")
+    if "assignment" not in a and assign is not None:
+        return combat_damage_step(state, step, assign)
+    entries = parse_assignment(_get(a, "assignment", ""))
     return combat_damage_step(state, step, lambda doc: entries)
+
+
+def _combat_damage(state: GameState, a: Mapping[str, Any],
+                   assign: Assign | None = None) -> Transition:
+    if assign is None:
+        raise InputError("", "combat_damage chooses each step's assignment with the solver: "
+                             "use trample apply (or the serve method apply), or give each "
+                             "step's assignment with combat_damage_step")
+    return run_combat_damage(state, assign)
 
 
 def _cards_for(state: GameState) -> _Cards:
@@ -557,6 +571,7 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
     "declare_combat": (frozenset({"attacks", "blocks"}), _declare),
     "deal_combat_damage": (frozenset({"assignment"}), _deal),
     "combat_damage_step": (frozenset({"step", "assignment"}), _step),
+    "combat_damage": (frozenset(), _combat_damage),
     "state_based_actions": (frozenset(), lambda s, a: check_state_based_actions(s)),
     "destroy": (frozenset({"object"}), lambda s, a: destroy(s, _str(a, "object", ""))),
     "grant_keyword": (frozenset({"object", "keyword"}), lambda s, a: grant_keyword(
@@ -568,8 +583,13 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
 """Every action ``apply`` knows: its fields besides ``action``, and what it does."""
 
 
-def apply_action(state: GameState, action: object) -> Transition:
-    """Apply a JSON action to a state; InputError paths start with ``action``."""
+def apply_action(state: GameState, action: object, assign: Assign | None = None) -> Transition:
+    """Apply a JSON action to a state; InputError paths start with ``action``.
+
+    ``assign`` chooses a combat damage step's assignment from its combat/1 document when
+    the action gives none (``combat_damage_step`` without ``assignment``, and
+    ``combat_damage``, which runs the first-strike and regular steps as needed).
+    """
     a = _obj(action, "action")
     name = _str(a, "action", "action")
     if name not in ACTIONS:
@@ -580,6 +600,10 @@ def apply_action(state: GameState, action: object) -> Transition:
         if key != "action" and key not in allowed:
             raise InputError(f"action.{key}", f"unknown field for action {name!r}")
     try:
+        if name == "combat_damage_step":
+            return _step(state, a, assign)
+        if name == "combat_damage":
+            return _combat_damage(state, a, assign)
         return handler(state, a)
     except InputError as exc:
         raise InputError(f"action.{exc.path}" if exc.path else "action", exc.reason) from exc
@@ -587,14 +611,14 @@ def apply_action(state: GameState, action: object) -> Transition:
         raise InputError("action", str(exc)) from exc
 
 
-def apply(state_json: object, action: object) -> dict[str, Any]:
+def apply(state_json: object, action: object, assign: Assign | None = None) -> dict[str, Any]:
     """Apply ``action`` to the JSON state: ``{"state": new state JSON, "events": [...]}``.
 
     The input is not changed. InputError names the offending field, ``state.…`` or
     ``action.…``.
     """
     state = state_from_json(state_json, "state")
-    new, events = apply_action(state, action)
+    new, events = apply_action(state, action, assign)
     return {"state": state_to_json(new), "events": [e.to_json() for e in events]}
 
 

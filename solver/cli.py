@@ -49,6 +49,18 @@ def _read_json(path: str, what: str) -> Any:
         raise _Usage(f"{what} {name}: not valid JSON: {exc}") from None
 
 
+def _read_json_or_text(arg: str, what: str) -> Any:
+    """A JSON argument given inline (``'{"action": ...}'``) or as a path."""
+    if arg.lstrip().startswith(("{", "[")):
+        from trample.solver.serve import decode
+
+        try:
+            return decode(arg)
+        except (ValueError, RecursionError) as exc:
+            raise _Usage(f"{what}: not valid JSON: {exc}") from None
+    return _read_json(arg, what)
+
+
 def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
 
@@ -115,8 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
     command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
                      "per line.")
 
+    p = command("apply", "One transition of a JSON game state: the new state and the events. "
+                         "Combat damage the action leaves open is chosen by the solver.")
+    p.add_argument("state", metavar="STATE", help="game state JSON, or - for stdin")
+    p.add_argument("action", metavar="ACTION",
+                   help="action JSON (a file, or the JSON text itself), or - for stdin")
+    p.add_argument("--objective", metavar="T1,T2,...", help="the attackers' objective")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="for each solve (default 60)")
+
     p = command("demo", "Solve a built-in combat and print the optimal split as a table.")
     p.add_argument("--json", action="store_true", help="print the solve result as JSON")
+    p.add_argument("--game", action="store_true",
+                   help="play a scripted game with the seed cards and print its log")
     return parser
 
 
@@ -135,10 +158,25 @@ def run(argv: Sequence[str]) -> int:
     if args.command == "demo":
         from trample.solver.demo import DEMO_COMBAT, render
 
-        if args.json:
+        if args.game:
+            from trample.solver.demo_game import render as render_game
+
+            print(render_game())
+        elif args.json:
             _emit(api.solve(DEMO_COMBAT))
         else:
             print(render(DEMO_COMBAT))
+        return EXIT_OK
+
+    if args.command == "apply":
+        from trample.solver.game import apply
+
+        if args.state == "-" and args.action == "-":
+            raise _Usage("trample apply: STATE and ACTION cannot both be -")
+        state = _read_json(args.state, "game state")
+        action = _read_json_or_text(args.action, "action")
+        _emit(apply(state, action, objective=_objective(args.objective),
+                    time_limit=args.time_limit))
         return EXIT_OK
 
     document = _read_json(args.file, "combat document")

@@ -74,9 +74,19 @@ def _sample(p: Mapping[str, Any]) -> Any:
     return {"assignments": [a["assignment"] for a in draws]}
 
 
+def _apply(p: Mapping[str, Any]) -> Any:
+    from trample.solver.game import apply_request
+
+    for key in p:
+        if key not in ("state", "action", "objective", "blockers_objective", "time_limit"):
+            raise InputError(f"params.{key}", "unknown parameter (accepted: action, "
+                             "blockers_objective, objective, state, time_limit)")
+    return apply_request(p)
+
+
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
-    "sample": _sample,
+    "sample": _sample, "apply": _apply,
 }
 
 
@@ -88,8 +98,10 @@ def _qualify(error: InputError) -> str:
     """Field paths inside the combat document are reported under ``params.combat``."""
     path = error.path
     if path and not path.startswith("params."):
-        if path in ("limit", "n", "seed", "side", "objective", "time_limit", "assignment") \
-                or path.startswith(("objective[", "assignment[", "assignment.")):
+        if path in ("limit", "n", "seed", "side", "objective", "time_limit", "assignment",
+                    "state", "action", "blockers_objective") \
+                or path.startswith(("objective[", "assignment[", "assignment.", "state.",
+                                    "action.", "blockers_objective[")):
             path = f"params.{path}"
         else:
             path = f"params.combat.{path}" if path != "document" else "params.combat"

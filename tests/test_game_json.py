@@ -163,7 +163,8 @@ def test_every_action() -> None:
         ({"action": "begin_turn", "player": "dp"}, []),
         ({"action": "cleanup"}, []),
     ]
-    assert {c[0]["action"] for c in cases} == set(ACTIONS)
+    # combat_damage needs a way to choose splits (the solver): tests/test_game_solver.py.
+    assert {c[0]["action"] for c in cases} == set(ACTIONS) - {"combat_damage"}
     for action, kinds in cases:
         out = apply(doc, action)
         assert _events(out) == kinds, action
