@@ -1,0 +1,174 @@
+"""Seeded generators of large combats (combat/1 documents) for the benchmarks.
+
+Every generator takes its sizes and a seed, draws from ``random.Random(seed)`` only, and
+returns a plain dict that :meth:`trample.models.combat.Combat.from_json` accepts: the same
+arguments give the same document. The families:
+
+- :func:`gang_block`: one trampler blocked by ``n`` creatures (power up to 3n);
+- :func:`token_army`: ``attackers`` against ``blockers``, each blocker blocking one
+  attacker, some attackers unblocked, a mix of trample and deathtouch;
+- :func:`shared_blockers`: two defending players; a ``share`` of the blockers block two or
+  three attackers (all attacking the blocker's controller, 509.1a);
+- :func:`planeswalker_pileup`: attackers on a few planeswalkers (one removed from combat),
+  many with trample over planeswalkers, blocked and unblocked;
+- :func:`tiny`: one attacker and one to three blockers.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+Document = dict[str, Any]
+
+ACTIVE = "ap"
+
+
+def _player(pid: str, life: int = 20) -> dict[str, Any]:
+    return {"id": pid, "life": life}
+
+
+def _blocker(rng: random.Random, cid: str, controller: str, blocking: list[str],
+             *, toughness: tuple[int, int] = (1, 6)) -> dict[str, Any]:
+    """A blocking creature: mixed toughness, some damage marked, varied values."""
+    t = rng.randint(*toughness)
+    creature: dict[str, Any] = {"id": cid, "controller": controller,
+                                "power": rng.randint(0, 5), "toughness": t,
+                                "value": rng.choice((-1, 0, 1, 1, 2, 2, 3, 4, 5, 8)),
+                                "blocking": blocking}
+    if t > 1 and rng.random() < 0.2:
+        creature["damage"] = rng.randint(1, t - 1)
+    if rng.random() < 0.04:
+        creature["keywords"] = ["Indestructible"]
+    return creature
+
+
+def _attacker(rng: random.Random, cid: str, target: str, power: int,
+              keywords: list[str]) -> dict[str, Any]:
+    creature: dict[str, Any] = {"id": cid, "controller": ACTIVE, "power": power,
+                                "toughness": rng.randint(1, 8), "attacking": target,
+                                "value": rng.randint(1, 6)}
+    if keywords:
+        creature["keywords"] = keywords
+    return creature
+
+
+def gang_block(n: int, seed: int) -> Document:
+    """One trampler attacking ``dp``, blocked by ``n`` creatures; power between n and 3n."""
+    rng = random.Random(seed)
+    power = rng.randint(n, 3 * n)
+    creatures = [_attacker(rng, "a0", "dp", power, ["Trample"])]
+    creatures += [_blocker(rng, f"b{i}", "dp", ["a0"], toughness=(1, 4)) for i in range(n)]
+    # Life near what passes through after lethal to everyone, so `lethal` is contested.
+    spare = power - sum(c["toughness"] - c.get("damage", 0) for c in creatures[1:])
+    life = max(1, spare + rng.randint(-5, 5)) if spare > 0 else rng.randint(5, 20)
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", life)],
+            "creatures": creatures, "step": "regular"}
+
+
+def token_army(attackers: int, blockers: int, seed: int) -> Document:
+    """``attackers`` tokens against ``blockers`` creatures, each blocking one attacker.
+
+    About a fifth of the attackers are unblocked; half have trample, a fifth deathtouch.
+    """
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = []
+    for i in range(attackers):
+        keywords = []
+        if rng.random() < 0.5:
+            keywords.append("Trample")
+        if rng.random() < 0.2:
+            keywords.append("Deathtouch")
+        creatures.append(_attacker(rng, f"a{i}", "dp", rng.randint(1, 8), keywords))
+    blocked = [c["id"] for c in creatures if rng.random() < 0.8] or [creatures[0]["id"]]
+    # Every blocked attacker gets one blocker; the rest go to random blocked attackers.
+    targets = [*blocked, *(rng.choice(blocked) for _ in range(blockers - len(blocked)))]
+    targets = targets[:blockers]
+    rng.shuffle(targets)
+    creatures += [_blocker(rng, f"b{j}", "dp", [a], toughness=(1, 4))
+                  for j, a in enumerate(targets)]
+    unblocked = sum(c["power"] for c in creatures[:attackers] if c["id"] not in set(targets))
+    life = unblocked + rng.randint(1, 20 + attackers)
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", life)],
+            "creatures": creatures, "step": "regular"}
+
+
+def shared_blockers(attackers: int, blockers: int, share: float, seed: int) -> Document:
+    """Two defending players; ``round(share * blockers)`` blockers block two or three
+    attackers attacking their controller (509.1a), the others one."""
+    rng = random.Random(seed)
+    defenders = ("dp1", "dp2")
+    creatures: list[dict[str, Any]] = []
+    by_defender: dict[str, list[str]] = {d: [] for d in defenders}
+    for i in range(attackers):
+        target = defenders[i % 2]
+        keywords = []
+        if rng.random() < 0.6:
+            keywords.append("Trample")
+        if rng.random() < 0.1:
+            keywords.append("Deathtouch")
+        creatures.append(_attacker(rng, f"a{i}", target, rng.randint(2, 10), keywords))
+        if rng.random() < 0.9:
+            by_defender[target].append(f"a{i}")
+    multi = round(share * blockers)
+    for j in range(blockers):
+        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
+        pool = by_defender[controller]
+        k = rng.choice((2, 3)) if j < multi else 1
+        creatures.append(_blocker(rng, f"b{j}", controller, rng.sample(pool, k)))
+    lives = [_player(d, rng.randint(20, 20 + 4 * attackers)) for d in defenders]
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
+
+
+def planeswalker_pileup(attackers: int, seed: int, walkers: int = 4) -> Document:
+    """``attackers`` on ``walkers`` planeswalkers of ``dp`` (the last removed from combat)
+    and on ``dp``; most planeswalker attackers have trample over planeswalkers; about half
+    the attackers are blocked, by one to three creatures each."""
+    rng = random.Random(seed)
+    planeswalkers: list[dict[str, Any]] = [
+        {"id": f"pw{k}", "controller": "dp", "loyalty": rng.randint(3, 8)}
+        for k in range(walkers)]
+    if walkers >= 2:
+        planeswalkers[-1]["in_combat"] = False
+    creatures: list[dict[str, Any]] = []
+    blockers: list[dict[str, Any]] = []
+    for i in range(attackers):
+        on_walker = rng.random() < 0.75
+        target = rng.choice(planeswalkers)["id"] if on_walker else "dp"
+        roll = rng.random()
+        if on_walker and roll < 0.6:
+            keywords = ["Trample over planeswalkers"]
+        elif roll < 0.8:
+            keywords = ["Trample"]
+        else:
+            keywords = []
+        if rng.random() < 0.1:
+            keywords.append("Deathtouch")
+        creatures.append(_attacker(rng, f"a{i}", target, rng.randint(1, 9), keywords))
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 3)):
+                blockers.append(_blocker(rng, f"b{len(blockers)}", "dp", [f"a{i}"],
+                                         toughness=(1, 5)))
+    life = rng.randint(10, 10 + 2 * attackers)
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", life)],
+            "creatures": creatures + blockers, "planeswalkers": planeswalkers,
+            "step": "regular"}
+
+
+def tiny(blockers: int, seed: int) -> Document:
+    """One attacker (usually a trampler, sometimes with deathtouch) and ``blockers``
+    blockers, for throughput."""
+    rng = random.Random(seed)
+    keywords = ["Trample"] if rng.random() < 0.7 else []
+    if rng.random() < 0.2:
+        keywords.append("Deathtouch")
+    creatures = [_attacker(rng, "a0", "dp", rng.randint(1, 6), keywords)]
+    creatures += [_blocker(rng, f"b{i}", "dp", ["a0"], toughness=(1, 4))
+                  for i in range(blockers)]
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", rng.randint(1, 20))],
+            "creatures": creatures, "step": "regular"}

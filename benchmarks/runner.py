@@ -1,0 +1,347 @@
+"""The benchmark run: instances of each family, every method on each, checks, throughput.
+
+Every method is timed from the JSON document: trample end to end through
+``trample.solver.api``, each baseline parsing the document and deriving the legal space
+before its own work (model building included). Each method runs ``repeat`` times
+(the median is reported), or fewer once its runs so far took longer than the baseline time
+limit in all, or when a run was skipped or stopped by its time limit (a second run would
+hit the limit again).
+"""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import sys
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from importlib.metadata import version
+from typing import Any, TypeVar
+
+from tqdm import tqdm
+
+from benchmarks import baselines, generators
+from benchmarks.checks import MethodResult, Mismatch, assess, check, lexicographic_gap
+from benchmarks.generators import Document
+from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
+from trample.models.combat import Combat
+from trample.solver import api
+from trample.solver.assignment import parse_assignment
+from trample.solver.counting import CountOutOfReach
+from trample.solver.objectives import DEFAULTS
+from trample.solver.optimize import SMALL_GROUP
+from trample.solver.rules import LegalSpace, legal_space
+
+T = TypeVar("T")
+TERMS = DEFAULTS["attackers"]
+CHECKPOINTS = (1.0, 10.0, 30.0)
+"""Times at which the monolithic CP-SAT gap is reported for the 30% shared-blocker family."""
+SAMPLE_DRAWS = 100
+
+
+@dataclass(frozen=True)
+class Family:
+    """A generator family: what its size parameter means, and the sizes of each run."""
+
+    name: str
+    size_meaning: str
+    full: tuple[int, ...]
+    quick: tuple[int, ...]
+    make: Callable[[int, int], tuple[str, dict[str, Any], Document]]
+
+
+def _gang(n: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return f"gang-N{n}", {"blockers": n}, generators.gang_block(n, seed)
+
+
+def _army(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return (f"armies-A{a}-B{4 * a}", {"attackers": a, "blockers": 4 * a},
+            generators.token_army(a, 4 * a, seed))
+
+
+def _shared(share: float) -> Callable[[int, int], tuple[str, dict[str, Any], Document]]:
+    def make(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+        pct = round(100 * share)
+        return (f"shared{pct}-A{a}-B{3 * a}", {"attackers": a, "blockers": 3 * a, "share": share},
+                generators.shared_blockers(a, 3 * a, share, seed))
+    return make
+
+
+def _pileup(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return (f"pileup-A{a}", {"attackers": a, "planeswalkers": 4},
+            generators.planeswalker_pileup(a, seed))
+
+
+def _tiny(k: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return f"tiny-k{k}", {"blockers": k}, generators.tiny(k, seed)
+
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    Family("gang", "N blockers on one trampler", (10, 30, 100, 300, 1000, 2000), (10, 50),
+           _gang),
+    Family("armies", "A attackers, B = 4A blockers", (10, 50, 100, 250, 500), (5, 20), _army),
+    Family("shared5", "A attackers, B = 3A blockers, 5% block 2-3", (10, 30, 100), (10,),
+           _shared(0.05)),
+    Family("shared30", "A attackers, B = 3A blockers, 30% block 2-3", (10, 30, 100), (10,),
+           _shared(0.30)),
+    Family("pileup", "A attackers on 4 planeswalkers and the player", (10, 25, 50, 100, 200),
+           (10, 20), _pileup),
+    Family("tiny", "k blockers on one attacker", (1, 2, 3), (1, 2, 3), _tiny),
+)}
+ALIASES = {"shared": ("shared5", "shared30"), "all": tuple(FAMILIES)}
+CENSUS_FAMILIES = ("gang", "armies")
+"""Families on which count, sample and validate are timed too."""
+
+
+@dataclass
+class Config:
+    """What to run."""
+
+    families: tuple[str, ...] = tuple(FAMILIES)
+    sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    repeat: int = 5
+    quick: bool = False
+    time_limit: float = 30.0
+    trample_time_limit: float = 60.0
+    seed: int = 0
+    workers: int = 2
+    tiny_solves: int = 10_000
+    serve_requests: int = 5_000
+    tiny_pool: int = 200
+
+    def family_sizes(self, name: str) -> tuple[int, ...]:
+        """The sizes to run for a family."""
+        family = FAMILIES[name]
+        return self.sizes.get(name, family.quick if self.quick else family.full)
+
+
+def _seed(family: str, size: int, base: int) -> int:
+    return zlib.crc32(f"{family}:{size}:{base}".encode())
+
+
+def _median(times: Sequence[float]) -> float:
+    return statistics.median(times) if times else float("nan")
+
+
+def measure(fn: Callable[[], T], repeat: int, budget: float,
+            again: Callable[[T], bool] = lambda _: True) -> tuple[list[float], T]:
+    """Run ``fn`` up to ``repeat`` times; the times and the last value. Stops early once
+    the runs took more than ``budget`` seconds in all or ``again(value)`` is false."""
+    times: list[float] = []
+    while True:
+        started = time.perf_counter()
+        value = fn()
+        times.append(time.perf_counter() - started)
+        if len(times) >= repeat or sum(times) > budget or not again(value):
+            return times, value
+
+
+def run_instance(family: str, name: str, doc: Document, cfg: Config,
+                 progress: Callable[[str], None]) -> tuple[list[MethodResult], list[str]]:
+    """Every method on one instance, then the checks; the results and findings."""
+    space = legal_space(Combat.from_json(doc), "attackers")
+    results: list[MethodResult] = []
+
+    progress("trample")
+    times, answer = measure(lambda: api.solve(doc, time_limit=cfg.trample_time_limit),
+                            cfg.repeat, cfg.time_limit)
+    trample = MethodResult("trample", times, answer["status"])
+    assess(trample, space, parse_assignment(space.combat, answer["assignment"]), TERMS)
+    results.append(trample)
+
+    def baseline(method: str, fn: Callable[[], baselines.Outcome]) -> MethodResult:
+        progress(method)
+        times, out = measure(fn, cfg.repeat, cfg.time_limit,
+                             again=lambda o: o.status in ("optimal", "heuristic"))
+        result = MethodResult(method, times, out.status, gap=out.gap, note=out.note,
+                              extra=out.extra)
+        assess(result, space, out.amounts, TERMS)
+        results.append(result)
+        return result
+
+    def fresh() -> LegalSpace:
+        # Every method starts from the document, as trample does: parsing is timed too.
+        return legal_space(Combat.from_json(doc), "attackers")
+
+    for method, rule in (("greedy", baselines.greedy_declared),
+                         ("greedy_value", baselines.greedy_by_value)):
+        result = baseline(method, partial(_on_fresh, rule, fresh))
+        if result.objective is not None:
+            gap = lexicographic_gap(trample.objective or (), result.objective, TERMS)
+            result.extra["gap_term"], result.extra["gap_percent"] = gap or (None, 0.0)
+    checkpoints = (*(t for t in CHECKPOINTS if t < cfg.time_limit), cfg.time_limit) \
+        if family == "shared30" else ()
+    baseline("cpsat_mono", lambda: baselines.monolithic_cpsat(
+        fresh(), TERMS, cfg.time_limit, cfg.workers, checkpoints))
+    baseline("milp_highs", lambda: baselines.monolithic_milp(fresh(), TERMS, cfg.time_limit))
+    baseline("brute", lambda: baselines.brute_force(fresh(), TERMS))
+
+    if family in CENSUS_FAMILIES:
+        results += census_methods(doc, answer["assignment"], cfg, progress)
+    findings = check(name, trample, results[1:])
+    for r in results:
+        if r.status != "skipped":
+            r.ratio = _median(r.times) / _median(trample.times)
+    return results, findings
+
+
+def _on_fresh(rule: Callable[[LegalSpace], baselines.Outcome],
+              fresh: Callable[[], LegalSpace]) -> baselines.Outcome:
+    return rule(fresh())
+
+
+def census_methods(doc: Document, assignment: list[dict[str, Any]], cfg: Config,
+                   progress: Callable[[str], None]) -> list[MethodResult]:
+    """``count``, ``sample`` (``SAMPLE_DRAWS`` draws) and ``validate`` of trample's answer."""
+    out = []
+    progress("count")
+
+    def count() -> str:
+        try:
+            return str(api.count(doc)["count"])
+        except CountOutOfReach:
+            return ""
+    times, counted = measure(count, cfg.repeat, cfg.time_limit)
+    digits = f"~1e{len(counted) - 1}" if len(counted) > 12 else f"{int(counted or 0):,}"
+    out.append(MethodResult("count", times, "exact" if counted else "out_of_reach",
+                            note=f"{digits} legal assignments" if counted else ""))
+    progress("sample")
+    draws = SAMPLE_DRAWS if not cfg.quick else 10
+    times, _ = measure(lambda: list(api.sample(doc, n=draws, seed=0)), cfg.repeat,
+                       cfg.time_limit)
+    out.append(MethodResult("sample", times, "ok", note=f"{draws} draws",
+                            extra={"draws_per_second": draws / _median(times)}))
+    progress("validate")
+    times, verdict = measure(lambda: api.validate(doc, assignment), cfg.repeat, cfg.time_limit)
+    if not verdict["legal"]:
+        raise Mismatch(f"api.validate finds trample's own answer illegal: {verdict}")
+    out.append(MethodResult("validate", times, "legal"))
+    return out
+
+
+def run_tiny_throughput(cfg: Config, progress: Callable[[str], None]) -> dict[str, Any]:
+    """Tiny combats: every pool combat checked against brute force and greedy, then solves
+    per second in-process and through ``serve``."""
+    pool = tiny_pool(cfg.tiny_pool, cfg.seed)
+    progress("tiny pool checks")
+    checked = searched = 0
+    findings: list[str] = []
+    gaps: dict[str, list[dict[str, Any]]] = {"greedy": [], "greedy_value": []}
+    expected = []
+    for i, doc in enumerate(pool):
+        space = legal_space(Combat.from_json(doc), "attackers")
+        answer = api.solve(doc)
+        expected.append(answer)
+        trample = MethodResult("trample", status=answer["status"])
+        assess(trample, space, parse_assignment(space.combat, answer["assignment"]), TERMS)
+        others = []
+        for method, outcome in (("greedy", baselines.greedy_declared(space)),
+                                ("greedy_value", baselines.greedy_by_value(space)),
+                                ("brute", baselines.brute_force(space, TERMS))):
+            r = MethodResult(method, status=outcome.status)
+            assess(r, space, outcome.amounts, TERMS)
+            others.append(r)
+            if method in gaps and r.objective is not None and trample.objective is not None:
+                term, percent = lexicographic_gap(trample.objective, r.objective, TERMS) \
+                    or (None, 0.0)
+                gaps[method].append({"gap_term": term, "gap_percent": percent})
+            if method == "brute" and outcome.status == "optimal":
+                assignments = outcome.extra["assignments"]
+                searched += isinstance(assignments, int) and assignments > SMALL_GROUP
+        findings += check(f"tiny-pool-{i}", trample, others)
+        checked += 1
+
+    progress("tiny in-process")
+    in_times = [solve_in_process(pool, cfg.tiny_solves) for _ in range(cfg.repeat)]
+    progress("tiny serve")
+    serve_times, warm, status = solve_through_serve(pool, cfg.serve_requests, cfg.repeat)
+    for i, (response, answer) in enumerate(zip(warm, expected, strict=True)):
+        if response.get("result") != answer:
+            raise Mismatch(f"tiny-pool-{i}: serve answered {response} but api.solve {answer}")
+    return {
+        "pool": len(pool), "pool_checked": checked, "findings": findings,
+        "pool_over_small_group": searched, "pool_greedy_gaps": gaps,
+        "in_process": {"solves": cfg.tiny_solves, "times": in_times,
+                       "median_time": _median(in_times),
+                       "per_second": cfg.tiny_solves / _median(in_times)},
+        "serve": {"requests": cfg.serve_requests, "times": serve_times,
+                  "median_time": _median(serve_times),
+                  "per_second": cfg.serve_requests / _median(serve_times),
+                  "exit_status": status, "answers_match_in_process": True},
+    }
+
+
+def _record(result: MethodResult) -> dict[str, Any]:
+    record = asdict(result)
+    record["median_time"] = _median(result.times)
+    record["objective"] = list(result.objective) if result.objective is not None else None
+    return record
+
+
+def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
+    """The whole run; the results document and the failure message (None if all checks
+    passed). A failure stops the run, the results so far are kept."""
+    from ortools.sat.python import cp_model  # noqa: F401  (load before any clock starts)
+
+    api.solve(generators.tiny(3, 0))
+    plan = [(family, size) for family in cfg.families for size in cfg.family_sizes(family)]
+    doc: dict[str, Any] = {
+        "meta": _meta(cfg, argv), "terms": list(TERMS), "instances": [], "throughput": None,
+        "checks": {"instances_checked": 0, "comparisons": 0, "tiny_pool_checked": 0,
+                   "findings": []},
+    }
+    steps = len(plan) + ("tiny" in cfg.families)
+    failure = None
+    with tqdm(total=steps, file=sys.stderr, unit="instance", dynamic_ncols=True) as bar:
+        def progress(what: str, label: str = "") -> None:
+            bar.set_postfix_str(f"{label} {what}".strip())
+
+        try:
+            for family, size in plan:
+                name, params, combat = FAMILIES[family].make(size, _seed(family, size, cfg.seed))
+                results, findings = run_instance(
+                    family, name, combat, cfg, partial(progress, label=name))
+                doc["instances"].append({
+                    "family": family, "name": name, "params": params,
+                    "size": len(combat["creatures"]),
+                    "methods": {r.method: _record(r) for r in results}, "findings": findings})
+                doc["checks"]["instances_checked"] += 1
+                doc["checks"]["comparisons"] += sum(
+                    1 for r in results[1:] if r.objective is not None)
+                doc["checks"]["findings"] += findings
+                bar.update()
+            if "tiny" in cfg.families:
+                doc["throughput"] = run_tiny_throughput(cfg, progress)
+                doc["checks"]["tiny_pool_checked"] = doc["throughput"]["pool_checked"]
+                doc["checks"]["findings"] += doc["throughput"]["findings"]
+                bar.update()
+        except Mismatch as exc:
+            failure = str(exc)
+    doc["meta"]["wall_time"] = time.perf_counter() - doc["meta"].pop("_started")
+    doc["checks"]["failure"] = failure
+    return doc, failure
+
+
+def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
+    return {
+        "command": "python -m benchmarks " + " ".join(argv),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "python": platform.python_version(), "platform": platform.platform(),
+        "cpus": _cpus(), "ortools": version("ortools"), "scipy": version("scipy"),
+        "quick": cfg.quick, "repeat": cfg.repeat, "time_limit": cfg.time_limit,
+        "trample_time_limit": cfg.trample_time_limit, "cpsat_workers": cfg.workers,
+        "seed": cfg.seed, "families": list(cfg.families),
+        "timing": "every method from the JSON document (parsing and legal space included; "
+                  "trample through trample.solver.api); median of up to `repeat` runs",
+        "_started": time.perf_counter(),
+    }
+
+
+def _cpus() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)

@@ -1,0 +1,198 @@
+"""The benchmark suite: its generators, its checker, and a quick run end to end.
+
+No timing is asserted anywhere: the machines are shared and noisy.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import generators  # noqa: E402
+from benchmarks.__main__ import main  # noqa: E402
+from benchmarks.checks import MethodResult, Mismatch, check, lexicographic_gap  # noqa: E402
+from benchmarks.runner import FAMILIES  # noqa: E402
+from trample.models.combat import Combat  # noqa: E402
+from trample.solver import api  # noqa: E402
+from trample.solver.assignment import to_entries  # noqa: E402
+from trample.solver.greedy import greedy  # noqa: E402
+from trample.solver.rules import legal_space  # noqa: E402
+
+# -- generators ---------------------------------------------------------------------------
+
+CASES: list[tuple[str, Any]] = [
+    ("gang", lambda seed: generators.gang_block(300, seed)),
+    ("armies", lambda seed: generators.token_army(50, 200, seed)),
+    ("shared5", lambda seed: generators.shared_blockers(100, 300, 0.05, seed)),
+    ("shared30", lambda seed: generators.shared_blockers(100, 300, 0.30, seed)),
+    ("pileup", lambda seed: generators.planeswalker_pileup(200, seed)),
+    ("tiny", lambda seed: generators.tiny(3, seed)),
+]
+
+
+@pytest.mark.parametrize(("family", "make"), CASES, ids=[c[0] for c in CASES])
+def test_generated_documents_are_valid_and_reproducible(family: str, make: Any) -> None:
+    for seed in (0, 1, 2):
+        doc = make(seed)
+        Combat.from_json(doc)  # refuses an invalid document (509.1a, ids, fields)
+        assert json.dumps(doc) == json.dumps(make(seed)), "same seed, same document"
+    assert make(0) != make(1)
+
+
+def _blockers(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in doc["creatures"] if c.get("blocking")]
+
+
+def _attackers(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in doc["creatures"] if "attacking" in c]
+
+
+@pytest.mark.parametrize("n", [10, 2000])
+def test_gang_block_sizes(n: int) -> None:
+    doc = generators.gang_block(n, 7)
+    (attacker,) = _attackers(doc)
+    blockers = _blockers(doc)
+    assert len(blockers) == n and all(b["blocking"] == ["a0"] for b in blockers)
+    assert n <= attacker["power"] <= 3 * n and attacker["keywords"] == ["Trample"]
+    if n >= 100:
+        assert any(b.get("damage") for b in blockers), "some damage marked"
+        assert len({b["value"] for b in blockers}) > 3, "varied values"
+        assert len({b["toughness"] for b in blockers}) > 2, "mixed toughness"
+
+
+def test_token_army_sizes() -> None:
+    doc = generators.token_army(500, 2000, 3)
+    attackers, blockers = _attackers(doc), _blockers(doc)
+    assert (len(attackers), len(blockers)) == (500, 2000)
+    assert all(len(b["blocking"]) == 1 for b in blockers)
+    blocked = {b["blocking"][0] for b in blockers}
+    assert 0 < len(attackers) - len(blocked) < 500, "some attackers unblocked"
+    keywords = Counter(k for a in attackers for k in a.get("keywords", []))
+    assert 0 < keywords["Trample"] < 500 and keywords["Deathtouch"] > 0
+
+
+@pytest.mark.parametrize("share", [0.05, 0.30])
+def test_shared_blockers_share(share: float) -> None:
+    doc = generators.shared_blockers(100, 300, share, 5)
+    blockers = _blockers(doc)
+    assert len(_attackers(doc)) == 100 and len(blockers) == 300
+    multi = [b for b in blockers if len(b["blocking"]) > 1]
+    assert len(multi) == round(share * 300)
+    assert all(len(b["blocking"]) in (2, 3) for b in multi)
+    # 509.1a: every attacker a blocker blocks attacks that blocker's controller.
+    target = {a["id"]: a["attacking"] for a in _attackers(doc)}
+    assert all(target[a] == b["controller"] for b in blockers for a in b["blocking"])
+
+
+def test_planeswalker_pileup_mix() -> None:
+    doc = generators.planeswalker_pileup(200, 11)
+    attackers = _attackers(doc)
+    assert len(attackers) == 200 and len(doc["planeswalkers"]) == 4
+    walkers = {w["id"] for w in doc["planeswalkers"]}
+    on_walkers = [a for a in attackers if a["attacking"] in walkers]
+    assert len(on_walkers) > 100
+    assert sum("Trample over planeswalkers" in a.get("keywords", []) for a in on_walkers) > 50
+    blocked = {x for b in _blockers(doc) for x in b["blocking"]}
+    assert 0 < len(blocked) < 200, "blocked and unblocked attackers"
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_tiny_sizes(k: int) -> None:
+    doc = generators.tiny(k, 0)
+    assert len(_attackers(doc)) == 1 and len(_blockers(doc)) == k
+
+
+# -- the checker --------------------------------------------------------------------------
+
+def _result(method: str, status: str, objective: tuple[int, ...],
+            legal: bool = True) -> MethodResult:
+    return MethodResult(method, [0.0], status, objective, legal)
+
+
+def test_check_stops_when_a_baseline_beats_a_proved_trample() -> None:
+    trample = _result("trample", "optimal", (0, 5, 0))
+    with pytest.raises(Mismatch, match=r"gang-N7.*trample.*cpsat_mono"):
+        check("gang-N7", trample, [_result("cpsat_mono", "feasible", (0, 6, 0))])
+    with pytest.raises(Mismatch, match="brute"):
+        check("gang-N7", trample, [_result("brute", "optimal", (0, 4, 9))])
+    with pytest.raises(Mismatch, match="greedy"):
+        check("gang-N7", trample, [_result("greedy", "illegal", (1, 0, 0), legal=False)])
+    with pytest.raises(Mismatch, match="trample"):
+        check("gang-N7", _result("trample", "optimal", (0, 5, 0), legal=False), [])
+
+
+def test_check_reports_without_stopping() -> None:
+    # A feasible (not proved) trample below a baseline, and an illegal MILP answer, are
+    # findings to report, not failures.
+    found = check("x", _result("trample", "feasible", (0, 5, 0)),
+                  [_result("milp_highs", "optimal", (0, 6, 0)),
+                   _result("cpsat_mono", "illegal", (9, 9, 9), legal=False),
+                   _result("greedy", "heuristic", (0, 4, 0))])
+    assert len(found) == 2 and "milp_highs" in found[0] and "illegal" in found[1]
+    assert check("x", _result("trample", "optimal", (0, 5, 0)),
+                 [_result("greedy", "heuristic", (0, 4, 7)),
+                  _result("cpsat_mono", "optimal", (0, 5, 0))]) == []
+
+
+def test_lexicographic_gap_is_on_the_first_differing_term() -> None:
+    terms = ("lethal", "kills", "player_damage")
+    assert lexicographic_gap((0, 200, 5), (0, 150, 9), terms) == ("kills", 25.0)
+    assert lexicographic_gap((1, 0, 0), (1, 0, 0), terms) is None
+
+
+def test_runner_exits_1_on_a_planted_mismatch(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # trample "proves" the greedy split optimal: the monolithic model must catch it.
+    def planted(doc: dict[str, Any], **_: Any) -> dict[str, Any]:
+        space = legal_space(Combat.from_json(doc), "attackers")
+        return {"status": "optimal", "assignment": to_entries(space, greedy(space))}
+
+    monkeypatch.setattr(api, "solve", planted)
+    status = main(["--quick", "--family", "gang", "--sizes", "50", "--out", str(tmp_path)])
+    assert status == 1
+    err = capsys.readouterr().err
+    assert "correctness check failed" in err and "gang-N50" in err and "trample" in err
+    assert json.loads((tmp_path / "results.json").read_text())["checks"]["failure"]
+
+
+# -- the quick run end to end -------------------------------------------------------------
+
+def test_quick_run(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    run = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(out)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {i["family"] for i in results["instances"]} == set(FAMILIES)
+    checks = results["checks"]
+    assert checks["failure"] is None
+    assert checks["instances_checked"] == len(results["instances"]) > 0
+    assert checks["comparisons"] >= 4 * checks["instances_checked"]
+    assert checks["tiny_pool_checked"] > 0
+    for inst in results["instances"]:
+        methods = inst["methods"]
+        assert {"trample", "greedy", "greedy_value", "cpsat_mono", "milp_highs",
+                "brute"} <= set(methods)
+        assert methods["trample"]["legal"] is True and methods["trample"]["times"]
+    throughput = results["throughput"]
+    assert throughput["in_process"]["per_second"] > 0 and throughput["serve"]["per_second"] > 0
+    assert throughput["serve"]["exit_status"] == 0
+    table = (out / "results.md").read_text(encoding="utf-8")
+    assert "| instance | method | median time |" in table and "gang-N10" in table
+    assert "## Targets" in (out / "summary.md").read_text(encoding="utf-8")
+    png = (out / "time_vs_size.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    import matplotlib.image
+
+    assert matplotlib.image.imread(out / "time_vs_size.png").ndim == 3
