@@ -40,11 +40,13 @@ def _parameters(solver: cp_model.CpSolver, seconds: float | None) -> None:
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
-                deadline: float | None = None) -> GroupResult:
+                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
+                hint: Amounts | None = None) -> GroupResult:
     """Maximize ``terms`` lexicographically over the amounts of ``sources``.
 
     ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
-    threshold term every source that can reach its target). Each term is maximized in
+    threshold term every source that can reach its target, unless the target is in
+    ``exclude``: threshold terms then leave it out). Each term is maximized in
     turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
     with the best assignment of that stage (status ``feasible``).
     """
@@ -141,11 +143,13 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         else:
             expressions.append(sum(at_least(t.id, t.need)
                                    for t in threshold_targets(combat, term)
-                                   if t.id in receivers))
+                                   if t.id in receivers and t.id not in exclude))
 
     solver = cp_model.CpSolver()
     status: Status = "optimal"
-    best: Amounts | None = None
+    # A legal assignment to start from (e.g. the greedy one): the first hint, and the
+    # answer if the time limit leaves no room for a stage.
+    best: Amounts | None = None if hint is None else {p: hint.get(p, 0) for p in x}
     stages = 0
     for expression in expressions:
         if isinstance(expression, int):

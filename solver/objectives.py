@@ -84,22 +84,50 @@ DAMAGE_KINDS = {"player_damage": "player", "planeswalker_damage": "planeswalker"
                 "battle_damage": "battle"}
 
 
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """What each term reads, derived once per legal space."""
+
+    killable: tuple[tuple[str, int], ...]
+    """Opposing creatures in combat that lethal damage destroys, with their values."""
+    thresholds: dict[str, tuple[ThresholdTarget, ...]]
+    kind: dict[str, str]
+    """The kind of everything a source may assign to."""
+
+
+def scoring(space: LegalSpace) -> Scoring:
+    """The space's :class:`Scoring` (computed on first use, then kept with the space)."""
+    found = space.memo.get("scoring")
+    if found is None:
+        combat = space.combat
+        found = Scoring(
+            tuple((c.id, c.value) for c in space.kill_candidates if space.is_killable(c)),
+            {term: threshold_targets(combat, term)
+             for term in ("lethal", "planeswalker_kills", "battle_kills")},
+            {r.id: r.kind for s in space.sources for r in s.recipients})
+        space.memo["scoring"] = found
+    return found
+
+
 def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
-             terms: Sequence[str]) -> dict[str, int]:
-    """The value of each term for a (legal) assignment, in the order of ``terms``."""
-    combat = space.combat
+             terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
+    """The value of each term for a (legal) assignment, in the order of ``terms``.
+
+    Threshold terms leave out the targets in ``exclude`` (used to score one part of a
+    combat while another part decides those targets).
+    """
+    score = scoring(space)
     received = space.received(amounts)
-    touched = space.deathtouched(amounts)
     values: dict[str, int] = {}
     for term in terms:
         if term == "kills":
-            values[term] = sum(
-                c.value for c in space.kill_candidates
-                if space.is_killable(c) and space.is_lethally_assigned(c.id, received, touched))
+            touched = space.deathtouched(amounts)
+            values[term] = sum(value for cid, value in score.killable
+                               if space.is_lethally_assigned(cid, received, touched))
         elif term in DAMAGE_KINDS:
             kind = DAMAGE_KINDS[term]
-            values[term] = sum(a for t, a in received.items() if combat.kind(t) == kind)
+            values[term] = sum(a for t, a in received.items() if score.kind[t] == kind)
         else:
-            values[term] = sum(1 for t in threshold_targets(combat, term)
-                               if received.get(t.id, 0) >= t.need)
+            values[term] = sum(1 for t in score.thresholds[term]
+                               if t.id not in exclude and received.get(t.id, 0) >= t.need)
     return values

@@ -22,7 +22,7 @@ from trample.solver.counting import Census
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, pileups, proposals
+from strategies import combats, contests, lone_sources, pileups, proposals
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 COMBATS = st.one_of(combats(), combats(rich=True), pileups())
@@ -157,3 +157,35 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
             amounts.update(result.amounts)
     assert brute.is_legal(doc, side, amounts)
     assert brute.objective(doc, side, amounts, terms) == brute.optimum(doc, side, terms)
+
+
+ALL_TERMS = brute.default_objective("attackers")
+
+
+@settings(max_examples=1500, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=lone_sources(), side=SIDES, data=st.data())
+def test_lone_source_optimum(doc: dict, side: str, data: st.DataObject) -> None:
+    """A creature alone in its part (solved without search): every objective order."""
+    terms = ["kills"]
+    if side == "attackers":
+        terms = list(data.draw(st.permutations(ALL_TERMS)))
+        terms = terms[: data.draw(st.integers(1, len(terms)))]
+    result = api.solve(doc, side=side, objective=terms)
+    amounts = as_amounts(result["assignment"])
+    assert brute.is_legal(doc, side, amounts)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+
+
+@settings(max_examples=800, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=contests(), data=st.data())
+def test_parts_coupled_only_by_thresholds(doc: dict, data: st.DataObject) -> None:
+    """Independent parts whose objectives meet at a player's life or a planeswalker's
+    loyalty: solved apart, and together where their thresholds need it."""
+    terms = list(data.draw(st.permutations(ALL_TERMS)))
+    terms = terms[: data.draw(st.integers(1, len(terms)))]
+    result = api.solve(doc, objective=terms)
+    amounts = as_amounts(result["assignment"])
+    assert brute.is_legal(doc, "attackers", amounts)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
