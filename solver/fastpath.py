@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import evaluate
+from trample.solver.objectives import evaluate, scoring
 from trample.solver.rules import LegalSpace, Recipient, Source
 
 MAX_CELLS = 40_000_000
@@ -73,7 +73,7 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
 
     # Holding: the best set of blockers to kill, nothing past them.
     if walls:
-        worth = {c.id: c.value for c in space.kill_candidates if space.is_killable(c)}
+        worth = scoring(space).killable  # values of the killable blockers not yet dead
         open_walls = [w for w in walls if need[w] > 0]
         already = [w for w in walls if need[w] == 0]
         chosen = _knapsack([need[w] for w in open_walls],

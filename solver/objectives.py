@@ -86,11 +86,18 @@ DAMAGE_KINDS = {"player_damage": "player", "planeswalker_damage": "planeswalker"
 
 @dataclass(frozen=True, slots=True)
 class Scoring:
-    """What each term reads, derived once per legal space."""
+    """What each term reads, derived once per legal space, so that scoring an assignment
+    costs time in proportion to the assignment, not to the combat."""
 
-    killable: tuple[tuple[str, int], ...]
-    """Opposing creatures in combat that lethal damage destroys, with their values."""
-    thresholds: dict[str, tuple[ThresholdTarget, ...]]
+    killable: dict[str, int]
+    """Opposing creatures in combat that lethal damage destroys and that some source may
+    assign to, with their values."""
+    kills_constant: int
+    """Value of the killable creatures already lethally damaged, whatever is assigned."""
+    thresholds: dict[str, dict[str, int]]
+    """Per threshold term: the targets that can still be reached, with their thresholds."""
+    threshold_constant: dict[str, frozenset[str]]
+    """Per threshold term: the targets at their threshold whatever is assigned."""
     kind: dict[str, str]
     """The kind of everything a source may assign to."""
 
@@ -98,14 +105,22 @@ class Scoring:
 def scoring(space: LegalSpace) -> Scoring:
     """The space's :class:`Scoring` (computed on first use, then kept with the space)."""
     found = space.memo.get("scoring")
-    if found is None:
-        combat = space.combat
-        found = Scoring(
-            tuple((c.id, c.value) for c in space.kill_candidates if space.is_killable(c)),
-            {term: threshold_targets(combat, term)
-             for term in ("lethal", "planeswalker_kills", "battle_kills")},
-            {r.id: r.kind for s in space.sources for r in s.recipients})
-        space.memo["scoring"] = found
+    if isinstance(found, Scoring):
+        return found
+    combat = space.combat
+    kind = {r.id: r.kind for s in space.sources for r in s.recipients}
+    killable = {c.id: c for c in space.kill_candidates if space.is_killable(c)}
+    thresholds: dict[str, dict[str, int]] = {}
+    constant: dict[str, frozenset[str]] = {}
+    for term in ("lethal", "planeswalker_kills", "battle_kills"):
+        targets = threshold_targets(combat, term)
+        thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
+        constant[term] = frozenset(t.id for t in targets if t.need <= 0)
+    found = Scoring(
+        {cid: c.value for cid, c in killable.items() if c.lethal_need > 0 and cid in kind},
+        sum(c.value for c in killable.values() if c.lethal_need <= 0),
+        thresholds, constant, kind)
+    space.memo["scoring"] = found
     return found
 
 
@@ -122,12 +137,17 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     for term in terms:
         if term == "kills":
             touched = space.deathtouched(amounts)
-            values[term] = sum(value for cid, value in score.killable
-                               if space.is_lethally_assigned(cid, received, touched))
+            killable = score.killable
+            hit = set(received) | touched
+            values[term] = score.kills_constant + sum(
+                killable[c] for c in hit
+                if c in killable and space.is_lethally_assigned(c, received, touched))
         elif term in DAMAGE_KINDS:
             kind = DAMAGE_KINDS[term]
             values[term] = sum(a for t, a in received.items() if score.kind[t] == kind)
         else:
-            values[term] = sum(1 for t in score.thresholds[term]
-                               if t.id not in exclude and received.get(t.id, 0) >= t.need)
+            need = score.thresholds[term]
+            values[term] = sum(1 for t in score.threshold_constant[term] if t not in exclude) \
+                + sum(1 for t, got in received.items()
+                      if t in need and t not in exclude and got >= need[t])
     return values

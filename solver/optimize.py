@@ -28,7 +28,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.objectives import evaluate, threshold_targets
+from trample.solver.objectives import evaluate, scoring, threshold_targets
 from trample.solver.rules import LegalSpace, Part
 from trample.solver.validate import violations
 
@@ -140,6 +140,21 @@ def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     return result.status == "optimal", result.amounts
 
 
+_DAMAGE_TERM = {"player": "player_damage", "planeswalker": "planeswalker_damage",
+                "battle": "battle_damage"}
+
+
+def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | None) -> int:
+    """An upper bound on the damage ``part`` can assign to ``target``: exact (the part's
+    optimum for damage to its kind) when that is proved, else the senders' power."""
+    kind = scoring(space).kind[target]
+    term = _DAMAGE_TERM[kind]
+    proved, amounts = solve_group(space, [part], [term], frozenset(), deadline)
+    if not proved:
+        return sum(s.power for s in part.sources)
+    return evaluate(space, amounts, [term])[term]
+
+
 def solve(space: LegalSpace, terms: Sequence[str],
           time_limit: float | None = None) -> Solution:
     """The lexicographically best legal assignment for ``terms`` (SPEC §4).
@@ -163,10 +178,16 @@ def solve(space: LegalSpace, terms: Sequence[str],
         received = space.received(together)
         need = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
         reachable = {t: sum(s.power for s in space.senders.get(t, ())) for t in disputed}
-        open_targets = {t for t in disputed
-                        if received.get(t, 0) < need[t] <= reachable[t]}
+        open_targets = {t for t in disputed if received.get(t, 0) < need[t] <= reachable[t]}
+        for t in sorted(open_targets):
+            # The parts are independent, so the most damage they can send to t together
+            # is the sum of what each can send: if that falls short, so does any split.
+            most = sum(_most_damage(space, parts[i], t, deadline) for i in disputed[t])
+            if most < need[t]:
+                open_targets.discard(t)
+        position = {id(p): i for i, p in enumerate(parts)}
         for group_parts in groups(space, terms):
-            indices = [parts.index(p) for p in group_parts]
+            indices = [position[id(p)] for p in group_parts]
             touched = {t for t, members in disputed.items() if set(members) & set(indices)}
             if not touched & open_targets:
                 continue

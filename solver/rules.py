@@ -226,9 +226,13 @@ class LegalSpace:
             groups.setdefault(find(i), []).append(s)
         parts = []
         for members in groups.values():
-            ids = {s.id for s in members}
-            shared = [t for t, senders in self.senders.items()
-                      if len([s for s in senders if s.id in ids]) > 1]
+            # Every sender of a creature or gating planeswalker is in the same part, so
+            # "shared within the part" is "sent to by several sources".
+            counts: dict[str, int] = {}
+            for s in members:
+                for r in s.recipients:
+                    counts[r.id] = counts.get(r.id, 0) + 1
+            shared = [t for t, n in counts.items() if n > 1]
             parts.append(Part(
                 tuple(members),
                 tuple(t for t in shared if t in self.gating_creatures),
