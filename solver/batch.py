@@ -23,7 +23,7 @@ def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
     return list(space.pairs)
 
 
-def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> np.ndarray[Any, Any]:
+def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
     import numpy as np
 
@@ -37,7 +37,7 @@ def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> np.ndarray[Any, 
     if a.dtype.kind not in "iu":
         raise ValueError("amounts must be an integer array")
     a = a.astype(np.int64, copy=False)
-    ok = np.all(a >= 0, axis=1)
+    ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
 
     # 510.1a: each source assigns exactly its power.
     column = {pair: j for j, pair in enumerate(pairs)}

@@ -108,7 +108,7 @@ def scoring(space: LegalSpace) -> Scoring:
     if isinstance(found, Scoring):
         return found
     combat = space.combat
-    kind = {r.id: r.kind for s in space.sources for r in s.recipients}
+    kind: dict[str, str] = {r.id: r.kind for s in space.sources for r in s.recipients}
     killable = {c.id: c for c in space.kill_candidates if space.is_killable(c)}
     thresholds: dict[str, dict[str, int]] = {}
     constant: dict[str, frozenset[str]] = {}
