@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from math import comb
 from typing import Literal
 
 from trample.models.errors import InternalError
@@ -34,8 +35,10 @@ from trample.solver.validate import violations
 
 SMALL_GROUP = 64
 """A group with at most this many legal assignments is solved by looking at each."""
-SMALL_WORK = 20_000
+SMALL_WORK = 5_000
 """Work allowed to build the exact structure that lists a small group's assignments."""
+SMALL_BOUND = 50_000
+"""Groups with more unconstrained splits than this are not even looked at."""
 
 Status = Literal["optimal", "feasible"]
 
@@ -100,6 +103,14 @@ def best_of(space: LegalSpace, candidates: Iterable[Amounts], terms: Sequence[st
 def _by_inspection(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
                    exclude: frozenset[str]) -> Amounts | None:
     """The best of a small group's assignments (first in enumeration order), or None."""
+    # Splits of each source's power among its recipients, ignoring every condition: an
+    # upper bound on the group's assignments, cheap enough to rule big groups out first.
+    bound = 1
+    for part in group:
+        for s in part.sources:
+            bound *= comb(s.power + len(s.recipients) - 1, len(s.recipients) - 1)
+            if bound > SMALL_BOUND:
+                return None
     budget = [SMALL_WORK]
     try:
         tables = [PartSpace(space, part, budget, SMALL_WORK) for part in group]
