@@ -320,14 +320,15 @@ class _Obj:
     """Typed field access on one JSON object, with error paths."""
 
     def __init__(self, value: object, path: str, allowed: frozenset[str]) -> None:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             raise InputError(path or "document", f"must be an object, not {_describe(value)}")
         self.data = value
         self.path = path
-        for key in value:
-            if not isinstance(key, str) or key not in allowed:
-                raise InputError(self.sub(str(key)), "unknown field (accepted: "
-                                 + ", ".join(sorted(allowed)) + ")")
+        if not allowed.issuperset(value):
+            for key in value:
+                if not isinstance(key, str) or key not in allowed:
+                    raise InputError(self.sub(str(key)), "unknown field (accepted: "
+                                     + ", ".join(sorted(allowed)) + ")")
 
     def sub(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -342,13 +343,19 @@ class _Obj:
         return value
 
     def id(self, key: str, *, required: bool = True) -> str | None:
-        value = self.required(key) if required else self.data.get(key, None)
+        value = self.data.get(key)
+        if type(value) is str and 0 < len(value) <= MAX_ID_LENGTH:
+            return value  # the common case, checked without building the field's path
+        value = self.required(key) if required else value
         if value is None and not required:
             return None
         return check_id(value, self.sub(key))
 
     def integer(self, key: str, default: int | None = None, *, minimum: int | None = None) -> int:
         value = self.data.get(key, _MISSING)
+        if type(value) is int and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE and (
+                minimum is None or value >= minimum):
+            return value  # the common case, checked without building the field's path
         if value is _MISSING:
             if default is None:
                 raise InputError(self.sub(key), "required field is missing")
@@ -373,6 +380,8 @@ class _Obj:
 
     def array(self, key: str, *, required: bool = False, limit: int = MAX_OBJECTS) -> list[Any]:
         value = self.data.get(key, _MISSING)
+        if type(value) is list and len(value) <= limit:
+            return value  # the common case: a JSON array (read, never changed)
         if value is _MISSING:
             if required:
                 raise InputError(self.sub(key), "required field is missing")
@@ -433,12 +442,13 @@ def _parse_combat(document: object) -> Combat:
     if fmt is not _MISSING and fmt != "combat/1":
         raise InputError("format", f"must be 'combat/1', not {fmt!r}")
 
-    seen: dict[str, str] = {}
+    seen: dict[str, _Obj] = {}
 
-    def register(object_id: str, path: str) -> None:
+    def register(object_id: str, obj: _Obj) -> None:
         if object_id in seen:
-            raise InputError(path, f"duplicate id {object_id!r} (also {seen[object_id]})")
-        seen[object_id] = path
+            raise InputError(obj.sub("id"), f"duplicate id {object_id!r} (also "
+                             f"{seen[object_id].sub('id')})")
+        seen[object_id] = obj
 
     players: list[Player] = []
     raw_players = top.array("players", required=True)
@@ -448,7 +458,7 @@ def _parse_combat(document: object) -> Combat:
         obj = _Obj(raw, f"players[{i}]", _PLAYER_FIELDS)
         pid = obj.id("id")
         assert pid is not None
-        register(pid, obj.sub("id"))
+        register(pid, obj)
         players.append(Player(pid, obj.integer("life", 20), obj.string("name")))
     player_ids = {p.id for p in players}
 
@@ -469,7 +479,7 @@ def _parse_combat(document: object) -> Combat:
         obj = _Obj(raw, f"planeswalkers[{i}]", _PLANESWALKER_FIELDS)
         wid = obj.id("id")
         assert wid is not None
-        register(wid, obj.sub("id"))
+        register(wid, obj)
         in_combat = obj.boolean("in_combat")
         planeswalkers.append(Planeswalker(wid, player_ref(obj, "controller"),
                                           obj.integer("loyalty"),
@@ -480,7 +490,7 @@ def _parse_combat(document: object) -> Combat:
         obj = _Obj(raw, f"battles[{i}]", _BATTLE_FIELDS)
         bid = obj.id("id")
         assert bid is not None
-        register(bid, obj.sub("id"))
+        register(bid, obj)
         in_combat = obj.boolean("in_combat")
         battles.append(Battle(bid, player_ref(obj, "protector"), obj.integer("defense"),
                               True if in_combat is None else in_combat, obj.string("name")))
@@ -491,7 +501,7 @@ def _parse_combat(document: object) -> Combat:
         obj = _Obj(raw, f"creatures[{i}]", _CREATURE_FIELDS)
         cid = obj.id("id")
         assert cid is not None
-        register(cid, obj.sub("id"))
+        register(cid, obj)
         creature = Creature(
             id=cid,
             controller=player_ref(obj, "controller"),

@@ -134,3 +134,19 @@ def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
             return
         check_legal(space, amounts, what)
         yield {"assignment": to_entries(space, amounts)}
+
+
+def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[tuple[str, str]]:
+    """The columns :func:`validate_many` expects: every legal (source, recipient) pair."""
+    from trample.solver.batch import pair_order as order
+
+    return order(space_of(document, side))
+
+
+def validate_many(document: Mapping[str, Any], amounts: Any, *,
+                  side: str | None = None) -> Any:
+    """A NumPy legality mask over candidate splits, one row each, one column per pair of
+    :func:`pair_order` (for agents that score thousands of candidates at once)."""
+    from trample.solver.batch import validate_many as judge
+
+    return judge(space_of(document, side), amounts)

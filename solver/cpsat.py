@@ -9,15 +9,19 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import prod
 from typing import Literal
 
 from ortools.sat.python import cp_model
 
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import DAMAGE_KINDS, threshold_targets
+from trample.solver.objectives import DAMAGE_KINDS, scoring
 from trample.solver.rules import LegalSpace, Source
 
 Status = Literal["optimal", "feasible", "unknown"]
+
+MAX_WEIGHT = 2**50
+"""Largest product of term ranges for which the terms are combined into one weighted sum."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +44,15 @@ def _parameters(solver: cp_model.CpSolver, seconds: float | None) -> None:
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
-                deadline: float | None = None) -> GroupResult:
+                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
+                hint: Amounts | None = None, weighted: bool | None = None) -> GroupResult:
     """Maximize ``terms`` lexicographically over the amounts of ``sources``.
 
     ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
-    threshold term every source that can reach its target). Each term is maximized in
+    threshold term every source that can reach its target, unless the target is in
+    ``exclude``: threshold terms then leave it out). With ``weighted`` (by default, when
+    the weights fit comfortably in 64 bits) the terms are one weighted sum solved once;
+    otherwise each term is maximized in
     turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
     with the best assignment of that stage (status ``feasible``).
     """
@@ -56,6 +64,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     x: dict[tuple[str, str], cp_model.IntVar] = {}
     into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
+    by_id = {s.id: s for s in sources}
     for s in sources:
         for r in s.recipients:
             var = model.new_int_var(0, s.power, f"{s.id}->{r.id}")
@@ -127,25 +136,45 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                 elif lit is not True:
                     model.add(var == 0).only_enforce_if(~lit)
 
-    # The objective terms (SPEC §4), as linear expressions over this group's variables.
+    # The objective terms (SPEC §4), as linear expressions over this group's variables,
+    # each with bounds on its value (for the weighted form below).
+    score = scoring(space)
     receivers = set(into)
     expressions: list[cp_model.LinearExprT] = []
+    spans: list[int] = []
     for term in terms:
         if term == "kills":
-            expressions.append(sum(
-                c.value * lethally_assigned(c.id) for c in space.kill_candidates
-                if c.id in receivers and space.is_killable(c) and c.value != 0))
+            worth = [(c, v) for c, v in score.killable.items() if c in receivers and v != 0]
+            expressions.append(sum(v * lethally_assigned(c) for c, v in worth))
+            spans.append(sum(abs(v) for _, v in worth))
         elif term in DAMAGE_KINDS:
             kind = DAMAGE_KINDS[term]
-            expressions.append(sum(v for (_, t), v in x.items() if combat.kind(t) == kind))
+            pairs = [(s, v) for (s, t), v in x.items() if score.kind[t] == kind]
+            expressions.append(sum(v for _, v in pairs))
+            spans.append(sum(by_id[s].power for s in {s for s, _ in pairs}))
         else:
-            expressions.append(sum(at_least(t.id, t.need)
-                                   for t in threshold_targets(combat, term)
-                                   if t.id in receivers))
+            need = score.thresholds[term]
+            reached = [at_least(t, n) for t, n in need.items()
+                       if t in receivers and t not in exclude]
+            expressions.append(sum(reached))
+            spans.append(len(reached))
+    if weighted is None:
+        weighted = prod(span + 1 for span in spans) < MAX_WEIGHT
+    if weighted and len(expressions) > 1:
+        # One solve: each term outweighs everything after it, so the weighted optimum is
+        # the lexicographic one.
+        combined: cp_model.LinearExprT = 0
+        weight = 1
+        for expression, span in zip(reversed(expressions), reversed(spans), strict=True):
+            combined = combined + weight * expression
+            weight *= span + 1
+        expressions = [combined]
 
     solver = cp_model.CpSolver()
     status: Status = "optimal"
-    best: Amounts | None = None
+    # A legal assignment to start from (e.g. the greedy one): the first hint, and the
+    # answer if the time limit leaves no room for a stage.
+    best: Amounts | None = None if hint is None else {p: hint.get(p, 0) for p in x}
     stages = 0
     for expression in expressions:
         if isinstance(expression, int):

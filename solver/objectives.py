@@ -84,22 +84,70 @@ DAMAGE_KINDS = {"player_damage": "player", "planeswalker_damage": "planeswalker"
                 "battle_damage": "battle"}
 
 
-def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
-             terms: Sequence[str]) -> dict[str, int]:
-    """The value of each term for a (legal) assignment, in the order of ``terms``."""
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """What each term reads, derived once per legal space, so that scoring an assignment
+    costs time in proportion to the assignment, not to the combat."""
+
+    killable: dict[str, int]
+    """Opposing creatures in combat that lethal damage destroys and that some source may
+    assign to, with their values."""
+    kills_constant: int
+    """Value of the killable creatures already lethally damaged, whatever is assigned."""
+    thresholds: dict[str, dict[str, int]]
+    """Per threshold term: the targets that can still be reached, with their thresholds."""
+    threshold_constant: dict[str, frozenset[str]]
+    """Per threshold term: the targets at their threshold whatever is assigned."""
+    kind: dict[str, str]
+    """The kind of everything a source may assign to."""
+
+
+def scoring(space: LegalSpace) -> Scoring:
+    """The space's :class:`Scoring` (computed on first use, then kept with the space)."""
+    found = space.memo.get("scoring")
+    if isinstance(found, Scoring):
+        return found
     combat = space.combat
+    kind: dict[str, str] = {r.id: r.kind for s in space.sources for r in s.recipients}
+    killable = {c.id: c for c in space.kill_candidates if space.is_killable(c)}
+    thresholds: dict[str, dict[str, int]] = {}
+    constant: dict[str, frozenset[str]] = {}
+    for term in ("lethal", "planeswalker_kills", "battle_kills"):
+        targets = threshold_targets(combat, term)
+        thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
+        constant[term] = frozenset(t.id for t in targets if t.need <= 0)
+    found = Scoring(
+        {cid: c.value for cid, c in killable.items() if c.lethal_need > 0 and cid in kind},
+        sum(c.value for c in killable.values() if c.lethal_need <= 0),
+        thresholds, constant, kind)
+    space.memo["scoring"] = found
+    return found
+
+
+def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+             terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
+    """The value of each term for a (legal) assignment, in the order of ``terms``.
+
+    Threshold terms leave out the targets in ``exclude`` (used to score one part of a
+    combat while another part decides those targets).
+    """
+    score = scoring(space)
     received = space.received(amounts)
-    touched = space.deathtouched(amounts)
     values: dict[str, int] = {}
     for term in terms:
         if term == "kills":
-            values[term] = sum(
-                c.value for c in space.kill_candidates
-                if space.is_killable(c) and space.is_lethally_assigned(c.id, received, touched))
+            touched = space.deathtouched(amounts)
+            killable = score.killable
+            hit = set(received) | touched
+            values[term] = score.kills_constant + sum(
+                killable[c] for c in hit
+                if c in killable and space.is_lethally_assigned(c, received, touched))
         elif term in DAMAGE_KINDS:
             kind = DAMAGE_KINDS[term]
-            values[term] = sum(a for t, a in received.items() if combat.kind(t) == kind)
+            values[term] = sum(a for t, a in received.items() if score.kind[t] == kind)
         else:
-            values[term] = sum(1 for t in threshold_targets(combat, term)
-                               if received.get(t.id, 0) >= t.need)
+            need = score.thresholds[term]
+            values[term] = sum(1 for t in score.threshold_constant[term] if t not in exclude) \
+                + sum(1 for t, got in received.items()
+                      if t in need and t not in exclude and got >= need[t])
     return values

@@ -1,12 +1,19 @@
-"""Lexicographic optimization of a legal space: split into groups, solve each exactly.
+"""Lexicographic optimization of a legal space: split into independent pieces, solve each
+exactly.
 
 Parts of the legal space are independent as far as legality goes. The objective couples
 them only through threshold terms (a player's life for ``lethal``, a planeswalker's
-loyalty, a battle's defense) that several parts can reach, so parts reaching a common
-threshold target are solved together. A group whose every source has a single recipient
-needs no search; a group with few legal assignments is solved by looking at each of
-them; everything else goes to CP-SAT. Groups are independent, so the optimum of the
-whole is the union of their optima.
+loyalty, a battle's defense) that several parts can reach: the *contested* targets.
+Each part is first solved on its own with the contested targets left out of its
+objective. If, for every contested target, those solutions together reach its threshold
+(or no assignment could), they are optimal together: nothing was given up for the
+contested terms, which are at their best. Otherwise the parts joined by contested targets
+are solved again as one group.
+
+A group is solved by the cheapest exact method that applies: a source with one recipient
+needs no search; a source alone in its part is solved in closed form and a knapsack
+(:mod:`trample.solver.fastpath`); a group with few legal assignments by looking at each;
+anything else by the lexicographic CP-SAT model (:mod:`trample.solver.cpsat`).
 """
 
 from __future__ import annotations
@@ -14,20 +21,24 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from math import comb
 from typing import Literal
 
 from trample.models.errors import InternalError
 from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
+from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.objectives import evaluate, threshold_targets
+from trample.solver.objectives import evaluate, scoring, threshold_targets
 from trample.solver.rules import LegalSpace, Part
 from trample.solver.validate import violations
 
 SMALL_GROUP = 64
 """A group with at most this many legal assignments is solved by looking at each."""
-SMALL_WORK = 20_000
+SMALL_WORK = 5_000
 """Work allowed to build the exact structure that lists a small group's assignments."""
+SMALL_BOUND = 50_000
+"""Groups with more unconstrained splits than this are not even looked at."""
 
 Status = Literal["optimal", "feasible"]
 
@@ -41,8 +52,19 @@ class Solution:
     objective: dict[str, int]
 
 
+def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    """Targets of a threshold term in ``terms`` that several parts reach: target id ->
+    the indices (in ``space.parts``) of the parts that reach it."""
+    counted = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+    reach: dict[str, list[int]] = {}
+    for i, part in enumerate(space.parts):
+        for target in {r.id for s in part.sources for r in s.recipients if r.id in counted}:
+            reach.setdefault(target, []).append(i)
+    return {t: tuple(parts) for t, parts in reach.items() if len(parts) > 1}
+
+
 def groups(space: LegalSpace, terms: Sequence[str]) -> list[list[Part]]:
-    """Parts joined where a threshold term of ``terms`` counts a target several reach."""
+    """Parts joined by the contested targets of ``terms`` (the coarsest safe grouping)."""
     parts = list(space.parts)
     parent = list(range(len(parts)))
 
@@ -52,34 +74,46 @@ def groups(space: LegalSpace, terms: Sequence[str]) -> list[list[Part]]:
             i = parent[i]
         return i
 
-    reaches: dict[str, int] = {}
-    for term in terms:
-        targets = {t.id for t in threshold_targets(space.combat, term)}
-        for i, part in enumerate(parts):
-            for s in part.sources:
-                for r in s.recipients:
-                    if r.id not in targets:
-                        continue
-                    if r.id in reaches:
-                        parent[find(i)] = find(reaches[r.id])
-                    else:
-                        reaches[r.id] = i
+    for members in contested(space, terms).values():
+        for i in members[1:]:
+            parent[find(i)] = find(members[0])
     out: dict[int, list[Part]] = {}
     for i, part in enumerate(parts):
         out.setdefault(find(i), []).append(part)
     return list(out.values())
 
 
-def _key(space: LegalSpace, amounts: Amounts, terms: Sequence[str]) -> tuple[int, ...]:
-    return tuple(evaluate(space, amounts, terms).values())
+def _key(space: LegalSpace, amounts: Amounts, terms: Sequence[str],
+         exclude: frozenset[str] = frozenset()) -> tuple[int, ...]:
+    return tuple(evaluate(space, amounts, terms, exclude).values())
 
 
-def _by_inspection(space: LegalSpace, group: list[Part],
-                   terms: Sequence[str]) -> Amounts | None:
+def best_of(space: LegalSpace, candidates: Iterable[Amounts], terms: Sequence[str],
+            exclude: frozenset[str] = frozenset()) -> Amounts | None:
+    """The first lexicographically best of ``candidates``."""
+    best: Amounts | None = None
+    best_key: tuple[int, ...] | None = None
+    for amounts in candidates:
+        key = _key(space, amounts, terms, exclude)
+        if best_key is None or key > best_key:
+            best, best_key = amounts, key
+    return best
+
+
+def _by_inspection(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
+                   exclude: frozenset[str]) -> Amounts | None:
     """The best of a small group's assignments (first in enumeration order), or None."""
+    # Splits of each source's power among its recipients, ignoring every condition: an
+    # upper bound on the group's assignments, cheap enough to rule big groups out first.
+    bound = 1
+    for part in group:
+        for s in part.sources:
+            bound *= comb(s.power + len(s.recipients) - 1, len(s.recipients) - 1)
+            if bound > SMALL_BOUND:
+                return None
     budget = [SMALL_WORK]
     try:
-        tables = [PartSpace(space, part, budget) for part in group]
+        tables = [PartSpace(space, part, budget, SMALL_WORK) for part in group]
     except CountOutOfReach:
         return None
     total = 1
@@ -95,7 +129,41 @@ def _by_inspection(space: LegalSpace, group: list[Part],
                 amounts.update(piece)
             yield amounts
 
-    return best_of(space, candidates(), terms)
+    return best_of(space, candidates(), terms, exclude)
+
+
+def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
+                exclude: frozenset[str], deadline: float | None) -> tuple[bool, Amounts]:
+    """Whether the group's optimum is proved, and its best assignment found."""
+    sources = [s for part in group for s in part.sources]
+    if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
+        return True, {(s.id, s.recipients[0].id): s.power for s in sources}
+    if len(sources) == 1:
+        found = solve_lone(space, sources[0], terms, exclude)
+        if found is not None:
+            return True, found
+    found = _by_inspection(space, group, terms, exclude)
+    if found is not None:
+        return True, found
+    from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
+
+    result = cpsat(space, sources, terms, deadline, exclude, hint=greedy(space, sources))
+    return result.status == "optimal", result.amounts
+
+
+_DAMAGE_TERM = {"player": "player_damage", "planeswalker": "planeswalker_damage",
+                "battle": "battle_damage"}
+
+
+def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | None) -> int:
+    """An upper bound on the damage ``part`` can assign to ``target``: exact (the part's
+    optimum for damage to its kind) when that is proved, else the senders' power."""
+    kind = scoring(space).kind[target]
+    term = _DAMAGE_TERM[kind]
+    proved, amounts = solve_group(space, [part], [term], frozenset(), deadline)
+    if not proved:
+        return sum(s.power for s in part.sources)
+    return evaluate(space, amounts, [term])[term]
 
 
 def solve(space: LegalSpace, terms: Sequence[str],
@@ -103,33 +171,47 @@ def solve(space: LegalSpace, terms: Sequence[str],
     """The lexicographically best legal assignment for ``terms`` (SPEC §4).
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
-    stops a group early keeps the best assignment found for it (or the greedy one).
+    stops a group early keeps the best assignment found for it (at worst the greedy one).
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    status: Status = "optimal"
-    amounts: Amounts = {}
-    for group in groups(space, terms):
-        sources = [s for part in group for s in part.sources]
-        if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
-            for s in sources:
-                amounts[(s.id, s.recipients[0].id)] = s.power
-            continue
-        found = _by_inspection(space, group, terms)
-        if found is not None:
-            amounts.update(found)
-            continue
-        from trample.solver.cpsat import solve_group  # OR-Tools loads only when needed
+    parts = space.parts
+    disputed = contested(space, terms)
+    exclude = frozenset(disputed)
+    proved = [True] * len(parts)
+    pieces: list[Amounts] = []
+    for i, part in enumerate(parts):
+        ok, amounts = solve_group(space, [part], terms, exclude, deadline)
+        proved[i] = ok
+        pieces.append(amounts)
 
-        result = solve_group(space, sources, terms, deadline)
-        if result.status == "unknown":
-            amounts.update(greedy(space, sources))
-            status = "feasible"
-            continue
-        if result.status != "optimal":
-            status = "feasible"
-        amounts.update(result.amounts)
-    check_legal(space, amounts, "solve")
-    return Solution(status, amounts, evaluate(space, amounts, terms))
+    if disputed:
+        together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
+        received = space.received(together)
+        need = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+        reachable = {t: sum(s.power for s in space.senders.get(t, ())) for t in disputed}
+        open_targets = {t for t in disputed if received.get(t, 0) < need[t] <= reachable[t]}
+        for t in sorted(open_targets):
+            # The parts are independent, so the most damage they can send to t together
+            # is the sum of what each can send: if that falls short, so does any split.
+            most = sum(_most_damage(space, parts[i], t, deadline) for i in disputed[t])
+            if most < need[t]:
+                open_targets.discard(t)
+        position = {id(p): i for i, p in enumerate(parts)}
+        for group_parts in groups(space, terms):
+            indices = [position[id(p)] for p in group_parts]
+            touched = {t for t, members in disputed.items() if set(members) & set(indices)}
+            if not touched & open_targets:
+                continue
+            ok, amounts = solve_group(space, group_parts, terms, frozenset(), deadline)
+            for i in indices:
+                pieces[i] = {}
+                proved[i] = ok
+            pieces[indices[0]] = amounts
+
+    result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
+    check_legal(space, result, "solve")
+    status: Status = "optimal" if all(proved) else "feasible"
+    return Solution(status, result, evaluate(space, result, terms))
 
 
 def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:
@@ -138,15 +220,3 @@ def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:
     if found:
         raise InternalError(f"{what} produced an illegal assignment: {found[0].message} "
                             f"({found[0].rule})")
-
-
-def best_of(space: LegalSpace, candidates: Iterable[Amounts],
-            terms: Sequence[str]) -> Amounts | None:
-    """The first lexicographically best of ``candidates`` (used by tests and baselines)."""
-    best: Amounts | None = None
-    best_key: tuple[int, ...] | None = None
-    for amounts in candidates:
-        key = _key(space, amounts, terms)
-        if best_key is None or key > best_key:
-            best, best_key = amounts, key
-    return best

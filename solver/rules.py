@@ -10,11 +10,10 @@ structure; none of them re-derives a rule.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 from trample.models.combat import (
     DEATHTOUCH,
@@ -104,6 +103,18 @@ class LegalSpace:
     sources: tuple[Source, ...]
     idle: dict[str, tuple[str, str]]
     """Creatures that assign nothing here: id -> (rule, reason)."""
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Structures other modules derive from this space once (e.g. objective scoring)."""
+
+    @cached_property
+    def pairs(self) -> dict[tuple[str, str], Recipient]:
+        """Every legal (source, recipient) pair, and the recipient's conditions."""
+        return {(s.id, r.id): r for s in self.sources for r in s.recipients}
+
+    @cached_property
+    def deathtouchers(self) -> frozenset[str]:
+        """The sources with deathtouch."""
+        return frozenset(s.id for s in self.sources if s.deathtouch)
 
     @cached_property
     def by_id(self) -> dict[str, Source]:
@@ -153,20 +164,24 @@ class LegalSpace:
         c = self.combat
         return c.blockers if self.side == "attackers" else c.attackers
 
-    def received(self, amounts: Mapping[tuple[str, str], int]) -> Counter[str]:
+    def received(self, amounts: Mapping[tuple[str, str], int]) -> dict[str, int]:
         """Total damage assigned to each target by the legal pairs of ``amounts``."""
-        totals: Counter[str] = Counter()
-        for (source, target), amount in amounts.items():
-            s = self.by_id.get(source)
-            if amount > 0 and s is not None and s.recipient(target) is not None:
-                totals[target] += amount
+        pairs = self.pairs
+        totals: dict[str, int] = {}
+        for pair, amount in amounts.items():
+            if amount > 0 and pair in pairs:
+                target = pair[1]
+                totals[target] = totals.get(target, 0) + amount
         return totals
 
     def deathtouched(self, amounts: Mapping[tuple[str, str], int]) -> frozenset[str]:
         """Creatures that a source with deathtouch assigns at least 1 (702.2c)."""
-        return frozenset(target for (source, target), amount in amounts.items()
-                         if amount > 0 and (s := self.by_id.get(source)) is not None
-                         and s.deathtouch and s.recipient(target) is not None)
+        killers = self.deathtouchers
+        if not killers:
+            return frozenset()
+        pairs = self.pairs
+        return frozenset(pair[1] for pair, amount in amounts.items()
+                         if amount > 0 and pair[0] in killers and pair in pairs)
 
     def is_lethally_assigned(self, creature_id: str, received: Mapping[str, int],
                              deathtouched: frozenset[str]) -> bool:
@@ -211,9 +226,13 @@ class LegalSpace:
             groups.setdefault(find(i), []).append(s)
         parts = []
         for members in groups.values():
-            ids = {s.id for s in members}
-            shared = [t for t, senders in self.senders.items()
-                      if len([s for s in senders if s.id in ids]) > 1]
+            # Every sender of a creature or gating planeswalker is in the same part, so
+            # "shared within the part" is "sent to by several sources".
+            counts: dict[str, int] = {}
+            for s in members:
+                for r in s.recipients:
+                    counts[r.id] = counts.get(r.id, 0) + 1
+            shared = [t for t, n in counts.items() if n > 1]
             parts.append(Part(
                 tuple(members),
                 tuple(t for t in shared if t in self.gating_creatures),

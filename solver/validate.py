@@ -51,7 +51,7 @@ def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> lis
                                    f"{label(source_id)} {why}, but it is assigned {amount} "
                                    f"to {label(target)}"))
             continue
-        if source.recipient(target) is None:
+        if (source_id, target) not in space.pairs:
             if source.recipients:
                 allowed = ", ".join(label(r.id) for r in source.recipients)
                 where = f"it may assign only to {allowed}"

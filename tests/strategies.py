@@ -309,6 +309,82 @@ def pileups(draw) -> dict:
     return doc
 
 
+@st.composite
+def lone_sources(draw) -> dict:
+    """One creature assigning alone, for either side: an attacker of a player, a
+    planeswalker or a battle with zero to four blockers, or a blocker of up to three
+    attackers. Values, deathtouch, marked damage and thresholds vary widely, so that the
+    best split sits at every kind of breakpoint."""
+    target = draw(st.sampled_from(["d", "pw", "pw", "bt"]))
+    keywords = draw(st.lists(st.sampled_from(["trample", "trample over planeswalkers",
+                                              "deathtouch", "indestructible"]),
+                             max_size=3, unique=True))
+    power = draw(st.integers(0, 9))
+    creatures = [{"id": "x", "controller": "a", "power": power, "toughness": 3,
+                  "keywords": keywords, "attacking": target,
+                  "value": draw(st.integers(-3, 4))}]
+    others = draw(st.integers(0, 2))  # attackers that only get blocked (for side blockers)
+    for i in range(others):
+        creatures.append({"id": f"y{i}", "controller": "a", "power": 0,
+                          "toughness": draw(st.integers(-1, 4)),
+                          "damage": draw(st.integers(0, 2)),
+                          "keywords": draw(st.lists(st.just("indestructible"), max_size=1)),
+                          "value": draw(st.integers(-3, 4)), "attacking": target})
+    attackers = [c["id"] for c in creatures]
+    blockers = draw(st.integers(0, 4))
+    for j in range(blockers):
+        blocks = ["x"] if j else draw(st.lists(st.sampled_from(attackers), min_size=1,
+                                               max_size=len(attackers), unique=True)
+                                      .map(lambda ids: sorted(set(ids) | {"x"})))
+        creatures.append({"id": f"b{j}", "controller": "d",
+                          "power": draw(st.integers(0, 5)) if j == 0 else 0,
+                          "toughness": draw(st.integers(-1, 5)),
+                          "damage": draw(st.integers(0, 3)),
+                          "keywords": draw(st.lists(st.sampled_from(["deathtouch",
+                                                                     "indestructible"]),
+                                                    max_size=1)),
+                          "value": draw(st.integers(-3, 5)), "blocking": blocks})
+    if blockers == 0 and draw(st.booleans()):
+        creatures[0]["blocked"] = True
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": draw(st.integers(-1, 9))}],
+           "creatures": creatures,
+           "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": draw(st.integers(-1, 7)),
+                              "in_combat": draw(st.sampled_from([True, True, True, False]))}],
+           "battles": [{"id": "bt", "protector": "d", "defense": draw(st.integers(-1, 7)),
+                        "in_combat": draw(st.sampled_from([True, True, False]))}],
+           "step": "regular"}
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    assume(split_count(doc, "blockers") <= SPLIT_BUDGET)
+    return doc
+
+
+@st.composite
+def contests(draw) -> dict:
+    """Two or three attackers, each with blockers of its own, on one player with little
+    life (and maybe that player's planeswalker): the parts are independent for legality
+    and coupled only by the objective's thresholds."""
+    creatures = []
+    for i in range(draw(st.integers(2, 3))):
+        keywords = draw(st.lists(st.sampled_from(["trample", "trample",
+                                                  "trample over planeswalkers",
+                                                  "deathtouch"]), max_size=2, unique=True))
+        creatures.append({"id": f"a{i}", "controller": "a", "power": draw(st.integers(0, 6)),
+                          "toughness": 2, "keywords": keywords,
+                          "attacking": draw(st.sampled_from(["d", "d", "pw"]))})
+        for j in range(draw(st.integers(0, 2))):
+            creatures.append({"id": f"b{i}{j}", "controller": "d", "power": 1,
+                              "toughness": draw(st.integers(1, 5)),
+                              "value": draw(st.integers(-4, 3)), "blocking": [f"a{i}"]})
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": draw(st.integers(1, 8))}],
+           "creatures": creatures,
+           "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": draw(st.integers(1, 5))}],
+           "battles": [], "step": "regular"}
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    return doc
+
+
 # ---------------------------------------------------------------------------
 # Candidate assignments
 # ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from trample.solver.counting import Census
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, pileups, proposals
+from strategies import combats, contests, lone_sources, pileups, proposals
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 COMBATS = st.one_of(combats(), combats(rich=True), pileups())
@@ -157,3 +157,69 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
             amounts.update(result.amounts)
     assert brute.is_legal(doc, side, amounts)
     assert brute.objective(doc, side, amounts, terms) == brute.optimum(doc, side, terms)
+
+
+ALL_TERMS = brute.default_objective("attackers")
+
+
+@settings(max_examples=1500, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=lone_sources(), side=SIDES, data=st.data())
+def test_lone_source_optimum(doc: dict, side: str, data: st.DataObject) -> None:
+    """A creature alone in its part (solved without search): every objective order."""
+    terms = ["kills"]
+    if side == "attackers":
+        terms = list(data.draw(st.permutations(ALL_TERMS)))
+        terms = terms[: data.draw(st.integers(1, len(terms)))]
+    result = api.solve(doc, side=side, objective=terms)
+    amounts = as_amounts(result["assignment"])
+    assert brute.is_legal(doc, side, amounts)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+
+
+@settings(max_examples=800, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=contests(), data=st.data())
+def test_parts_coupled_only_by_thresholds(doc: dict, data: st.DataObject) -> None:
+    """Independent parts whose objectives meet at a player's life or a planeswalker's
+    loyalty: solved apart, and together where their thresholds need it."""
+    terms = list(data.draw(st.permutations(ALL_TERMS)))
+    terms = terms[: data.draw(st.integers(1, len(terms)))]
+    result = api.solve(doc, objective=terms)
+    amounts = as_amounts(result["assignment"])
+    assert brute.is_legal(doc, "attackers", amounts)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=COMBATS, side=SIDES, data=st.data())
+def test_validate_many_agrees_with_brute_force(doc: dict, side: str,
+                                               data: st.DataObject) -> None:
+    """The NumPy batch validator: legal rows, perturbed rows and random rows."""
+    import numpy as np
+
+    order = api.pair_order(doc, side=side)
+    column = {pair: j for j, pair in enumerate(order)}
+    rows = []
+    for legal in brute.legal_assignments(doc, side)[:20]:
+        row = [0] * len(order)
+        for s, t, a in legal:
+            row[column[(s, t)]] = a
+        rows.append(row)
+    if order:
+        for _ in range(data.draw(st.integers(0, 20))):
+            base = list(data.draw(st.sampled_from(rows))) if rows else [0] * len(order)
+            j = data.draw(st.integers(0, len(order) - 1))
+            base[j] = max(0, base[j] + data.draw(st.sampled_from([-2, -1, 1, 2])))
+            k = data.draw(st.integers(0, len(order) - 1))
+            base[k] = max(0, base[k] + data.draw(st.sampled_from([-1, 1])))
+            rows.append(base)
+    if not rows:
+        rows = [[]]
+    mask = api.validate_many(doc, np.array(rows, dtype=np.int64).reshape(len(rows),
+                                                                          len(order)),
+                             side=side)
+    for row, verdict in zip(rows, mask, strict=True):
+        amounts = {pair: a for pair, a in zip(order, row, strict=True) if a}
+        assert bool(verdict) == brute.is_legal(doc, side, amounts)
