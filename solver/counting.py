@@ -34,7 +34,7 @@ from trample.models.errors import TrampleError
 from trample.solver.assignment import Amounts
 from trample.solver.rules import LegalSpace, Part, Recipient, Source
 
-WORK_LIMIT = 2_000_000
+WORK_LIMIT = 250_000
 """Transitions the dynamic program may build for one combat before it refuses."""
 
 

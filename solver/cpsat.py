@@ -34,13 +34,47 @@ class GroupResult:
     stages: int
 
 
-def _parameters(solver: cp_model.CpSolver, seconds: float | None) -> None:
-    params = solver.parameters
-    # One worker and a fixed seed: the same input gives the same assignment.
-    params.num_workers = 1
-    params.random_seed = 0
-    if seconds is not None:
-        params.max_time_in_seconds = max(seconds, 0.001)
+QUICK_DETERMINISTIC_TIME = 2.0
+"""Effort (CP-SAT's deterministic time, roughly seconds) of the first, single-worker try."""
+PORTFOLIO_WORKERS = 8
+"""Workers of the second try, interleaved deterministically (a fixed number, whatever the
+machine, so that every machine gives the same answer)."""
+
+
+def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
+         best: Amounts | None,
+         deadline: float | None) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+    """Solve ``model`` deterministically: one worker for a bounded effort (most models
+    are proved there), then, if not proved, a portfolio of workers whose search is
+    interleaved in a fixed order. Only a wall-clock ``deadline`` can make the outcome
+    depend on the machine."""
+    code: cp_model.CpSolverStatus = cp_model.UNKNOWN
+    solver = cp_model.CpSolver()
+    for phase in (1, 2):
+        remaining = None if deadline is None else deadline - time.perf_counter()
+        if phase == 2 and remaining is not None and remaining <= 0:
+            break
+        solver = cp_model.CpSolver()
+        params = solver.parameters
+        params.random_seed = 0
+        if phase == 1:
+            params.num_workers = 1
+            params.max_deterministic_time = QUICK_DETERMINISTIC_TIME
+        else:
+            params.num_workers = PORTFOLIO_WORKERS
+            params.interleave_search = True
+        if remaining is not None:
+            params.max_time_in_seconds = max(remaining, 0.001)
+        model.clear_hints()  # type: ignore[no-untyped-call]
+        if best is not None:
+            for pair, var in x.items():
+                model.add_hint(var, best.get(pair, 0))
+        code = solver.solve(model)
+        if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
+            break
+        if code == cp_model.FEASIBLE:
+            best = {pair: solver.value(var) for pair, var in x.items()}
+    return code, solver
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
@@ -77,8 +111,17 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     for s in sources:
         model.add(sum(x[(s.id, r.id)] for r in s.recipients) == s.power)
 
-    def at_least(target: str, need: int) -> cp_model.IntVar | bool:
-        """A literal equal to [damage assigned to target >= need] (both directions)."""
+    # Literals for "damage reaches a threshold" imply the threshold is reached. Only a
+    # literal that counts against the objective (a creature of negative value for
+    # `kills`) must also be false when the threshold is not reached; everywhere else the
+    # maximization (or the gate it opens) makes the one direction enough, and a model
+    # with half the constraints solves faster.
+    exact = {c for c, v in scoring(space).killable.items() if v < 0} if "kills" in terms \
+        else set()
+
+    def at_least(target: str, need: int, both: bool = False) -> cp_model.IntVar | bool:
+        """A literal that implies [damage assigned to target >= need] (and, with
+        ``both``, is implied by it)."""
         incoming = into.get(target, [])
         if need <= 0:
             return True
@@ -87,7 +130,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         lit = model.new_bool_var(f"reach[{target}]")
         total = sum(incoming)
         model.add(total >= need).only_enforce_if(lit)
-        model.add(total <= need - 1).only_enforce_if(~lit)
+        if both:
+            model.add(total <= need - 1).only_enforce_if(~lit)
         return lit
 
     # 510.1e, 702.2c: lethally assigned = marked + assigned damage reaches toughness, or a
@@ -97,12 +141,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     def lethally_assigned(creature: str) -> cp_model.IntVar | bool:
         if creature in lethal:
             return lethal[creature]
-        reached = at_least(creature, space.combat.creature(creature).lethal_need)
+        both = creature in exact
+        reached = at_least(creature, space.combat.creature(creature).lethal_need, both)
         touches: list[cp_model.IntVar] = []
         for var in deathtouch_into.get(creature, []):
             t = model.new_bool_var(f"deathtouch[{var.name}]")
             model.add(var >= 1).only_enforce_if(t)
-            model.add(var == 0).only_enforce_if(~t)
+            if both:
+                model.add(var == 0).only_enforce_if(~t)
             touches.append(t)
         if reached is True or not touches:
             lethal[creature] = reached
@@ -110,8 +156,9 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         lit = model.new_bool_var(f"lethal[{creature}]")
         either = [*touches] if reached is False else [reached, *touches]
         model.add_bool_or(either).only_enforce_if(lit)
-        for t in either:
-            model.add_implication(t, lit)
+        if both:
+            for t in either:
+                model.add_implication(t, lit)
         lethal[creature] = lit
         return lit
 
@@ -163,14 +210,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if weighted and len(expressions) > 1:
         # One solve: each term outweighs everything after it, so the weighted optimum is
         # the lexicographic one.
-        combined: cp_model.LinearExprT = 0
+        weights = []
         weight = 1
-        for expression, span in zip(reversed(expressions), reversed(spans), strict=True):
-            combined = combined + weight * expression
+        for span in reversed(spans):
+            weights.append(weight)
             weight *= span + 1
-        expressions = [combined]
+        weights.reverse()
+        expressions = [sum(w * e for w, e in zip(weights, expressions, strict=True))]
 
-    solver = cp_model.CpSolver()
     status: Status = "optimal"
     # A legal assignment to start from (e.g. the greedy one): the first hint, and the
     # answer if the time limit leaves no room for a stage.
@@ -183,13 +230,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if remaining is not None and remaining <= 0 and best is not None:
             status = "feasible"
             break
-        _parameters(solver, remaining)
-        if best is not None:
-            model.clear_hints()  # type: ignore[no-untyped-call]
-            for pair, var in x.items():
-                model.add_hint(var, best.get(pair, 0))
         model.maximize(expression)
-        code = solver.solve(model)
+        code, solver = _run(model, x, best, deadline)
         stages += 1
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = {pair: solver.value(var) for pair, var in x.items()}
@@ -206,8 +248,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if best is None and status == "optimal":
         # Every term is constant: any legal assignment is optimal.
         model.clear_objective()  # type: ignore[no-untyped-call]
-        _parameters(solver, None if deadline is None else deadline - time.perf_counter())
-        code = solver.solve(model)
+        code, solver = _run(model, x, None, deadline)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = {pair: solver.value(var) for pair, var in x.items()}
         else:
