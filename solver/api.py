@@ -19,12 +19,18 @@ Bad input raises :class:`~trample.models.errors.InputError` naming the field.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import random
+import tempfile
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from trample.models.combat import Combat, check_int
-from trample.models.errors import InputError
+from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import parse_assignment, to_entries
 from trample.solver.counting import Census
 from trample.solver.objectives import parse_objective
@@ -38,6 +44,35 @@ DEFAULT_TIME_LIMIT = 60.0
 MAX_TIME_LIMIT = 24 * 3600.0
 
 Result = dict[str, Any]
+
+
+BUG_DIR_VARIABLE = "TRAMPLE_BUG_DIR"
+"""Where requests that hit an internal error are saved (default: <tmp>/trample-bugs)."""
+
+
+def save_bug_report(method: str, document: object, options: Mapping[str, Any],
+                    error: BaseException) -> Path:
+    """Save a request that made trample fail its own check, for a bug report."""
+    folder = Path(os.environ.get(BUG_DIR_VARIABLE) or
+                  Path(tempfile.gettempdir()) / "trample-bugs")
+    folder.mkdir(parents=True, exist_ok=True)
+    report = {"method": method, "params": {"combat": document, **options},
+              "error": str(error)}
+    text = json.dumps(report, sort_keys=True, default=repr)
+    path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+@contextmanager
+def _reporting(method: str, document: object, **options: Any) -> Iterator[None]:
+    """Turn an internal error into one that says where the request was saved."""
+    try:
+        yield
+    except InternalError as exc:
+        where = save_bug_report(method, document, options, exc)
+        raise InternalError(f"{exc}; the request is saved in {where} for a bug "
+                            "report") from exc
 
 
 def _field(document: Mapping[str, Any], key: str, given: object) -> object:
@@ -79,9 +114,15 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     space = space_of(document, side)
     terms = parse_objective(_field(document, "objective", objective), space.side)
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
-    found = optimize(space, terms, seconds)
-    return {"status": found.status, "side": space.side, "step": space.step,
-            "objective": found.objective, "assignment": to_entries(space, found.amounts)}
+    with _reporting("solve", document, side=side, objective=objective,
+                    time_limit=time_limit):
+        found = optimize(space, terms, seconds)
+    result: Result = {"status": found.status, "side": space.side, "step": space.step,
+                      "objective": found.objective}
+    if found.bound is not None:
+        result["bound"] = found.bound
+    result["assignment"] = to_entries(space, found.amounts)
+    return result
 
 
 def validate(document: Mapping[str, Any], assignment: object = None, *,
@@ -112,7 +153,8 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
     if limit is not None:
         limit = check_int(limit, "limit", minimum=0)
     census = Census(space)
-    return _stream(space, census.enumerate(), limit, "enumerate")
+    return _stream(space, census.enumerate(), limit, "enumerate", document,
+                   {"side": side, "limit": limit})
 
 
 def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
@@ -124,15 +166,18 @@ def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
     census = Census(space)
     rng = random.Random(seed)
     draws = (census.sample(rng) for _ in range(n))
-    return _stream(space, draws, None, "sample")
+    return _stream(space, draws, None, "sample", document,
+                   {"side": side, "n": n, "seed": seed})
 
 
 def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
-            limit: int | None, what: str) -> Iterator[Result]:
+            limit: int | None, what: str, document: object,
+            options: dict[str, Any]) -> Iterator[Result]:
     for i, amounts in enumerate(items):
         if limit is not None and i >= limit:
             return
-        check_legal(space, amounts, what)
+        with _reporting(what, document, **options):
+            check_legal(space, amounts, what)
         yield {"assignment": to_entries(space, amounts)}
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import prod
+from math import floor, prod
 from typing import Literal
 
 from ortools.sat.python import cp_model
 
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import DAMAGE_KINDS, scoring
+from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
 from trample.solver.rules import LegalSpace, Source
 
 Status = Literal["optimal", "feasible", "unknown"]
@@ -32,6 +32,9 @@ class GroupResult:
     amounts: Amounts
     wall_time: float
     stages: int
+    gap: tuple[int, ...]
+    """How much each term could still gain: the proved bound minus the value found, a
+    lexicographic upper bound on the improvement (all zero when optimal)."""
 
 
 QUICK_DETERMINISTIC_TIME = 2.0
@@ -189,11 +192,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     receivers = set(into)
     expressions: list[cp_model.LinearExprT] = []
     spans: list[int] = []
+    lows: list[int] = []
     for term in terms:
+        lows.append(0)
         if term == "kills":
             worth = [(c, v) for c, v in score.killable.items() if c in receivers and v != 0]
             expressions.append(sum(v * lethally_assigned(c) for c, v in worth))
             spans.append(sum(abs(v) for _, v in worth))
+            lows[-1] = sum(v for _, v in worth if v < 0)
         elif term in DAMAGE_KINDS:
             kind = DAMAGE_KINDS[term]
             pairs = [(s, v) for (s, t), v in x.items() if score.kind[t] == kind]
@@ -207,10 +213,10 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             spans.append(len(reached))
     if weighted is None:
         weighted = prod(span + 1 for span in spans) < MAX_WEIGHT
+    weights: list[int] = []
     if weighted and len(expressions) > 1:
         # One solve: each term outweighs everything after it, so the weighted optimum is
         # the lexicographic one.
-        weights = []
         weight = 1
         for span in reversed(spans):
             weights.append(weight)
@@ -219,12 +225,15 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         expressions = [sum(w * e for w, e in zip(weights, expressions, strict=True))]
 
     status: Status = "optimal"
+    bound: list[int] | None = None  # the proved upper bound, per term
     # A legal assignment to start from (e.g. the greedy one): the first hint, and the
     # answer if the time limit leaves no room for a stage.
     best: Amounts | None = None if hint is None else {p: hint.get(p, 0) for p in x}
     stages = 0
-    for expression in expressions:
+    proved: list[int] = []  # the optimum of each stage fixed so far
+    for stage, expression in enumerate(expressions):
         if isinstance(expression, int):
+            proved.append(expression)
             continue  # constant over this group: nothing to choose
         remaining = None if deadline is None else deadline - time.perf_counter()
         if remaining is not None and remaining <= 0 and best is not None:
@@ -236,8 +245,10 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = {pair: solver.value(var) for pair, var in x.items()}
         if code == cp_model.OPTIMAL:
-            model.add(expression >= int(solver.objective_value))
+            proved.append(int(solver.objective_value))
+            model.add(expression >= proved[-1])
             continue
+        bound = _bound(solver, code, weights, lows, spans, stage, proved)
         if code == cp_model.FEASIBLE:
             status = "feasible"
             break
@@ -253,5 +264,47 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             best = {pair: solver.value(var) for pair, var in x.items()}
         else:
             status = "unknown"
+    if status != "optimal" and bound is None:
+        # Stopped between stages: the stages done are proved, the rest only bounded by
+        # each term's range.
+        highs = [lo + span for lo, span in zip(lows, spans, strict=True)]
+        done = [] if weights else proved
+        bound = [*done, *highs[len(done):]]
+    gap = (0,) * len(terms)
+    if status != "optimal" and bound is not None:
+        # The bound is on the terms' expressions over this group; the value found is the
+        # same quantity: the objective of the group's amounts less what no amount changes.
+        got = evaluate(space, best or {}, terms, exclude)
+        base = evaluate(space, {}, terms, exclude)
+        gap = tuple(max(b - (got[t] - base[t]), 0)
+                    for b, t in zip(bound, terms, strict=True))
     amounts = {pair: a for pair, a in (best or {}).items() if a > 0}
-    return GroupResult(status, amounts, time.perf_counter() - started, stages)
+    return GroupResult(status, amounts, time.perf_counter() - started, stages, gap)
+
+
+def _bound(solver: cp_model.CpSolver, code: cp_model.CpSolverStatus, weights: list[int],
+           lows: list[int], spans: list[int], stage: int,
+           proved: list[int]) -> list[int] | None:
+    """The per-term lexicographic upper bound after a stage stopped early.
+
+    Weighted (one stage): the bound on the weighted sum, read back digit by digit in the
+    mixed radix of the weights. Staged: the terms already fixed at their optimum, the
+    stopped term at CP-SAT's bound, the later ones at the top of their range.
+    """
+    if code not in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+        return None
+    highs = [lo + span for lo, span in zip(lows, spans, strict=True)]
+    if code == cp_model.UNKNOWN:
+        return [*proved[:stage], *highs[stage:]]
+    top = floor(solver.best_objective_bound + 1e-6)
+    if not weights:
+        return [*proved[:stage], min(top, highs[stage]), *highs[stage + 1:]]
+    rest = top - sum(w * lo for w, lo in zip(weights, lows, strict=True))
+    out: list[int] = []
+    for i, (w, lo, span) in enumerate(zip(weights, lows, spans, strict=True)):
+        digit = max(rest // w, 0)
+        if digit > span:
+            return out + highs[i:]
+        out.append(lo + digit)
+        rest -= digit * w
+    return out

@@ -50,6 +50,9 @@ class Solution:
     status: Status
     amounts: Amounts
     objective: dict[str, int]
+    bound: dict[str, int] | None = None
+    """When not proved optimal: no legal assignment is lexicographically better than this
+    (per term, a proved upper bound read in the objective's order)."""
 
 
 def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -133,22 +136,24 @@ def _by_inspection(space: LegalSpace, group: Sequence[Part], terms: Sequence[str
 
 
 def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                exclude: frozenset[str], deadline: float | None) -> tuple[bool, Amounts]:
-    """Whether the group's optimum is proved, and its best assignment found."""
+                exclude: frozenset[str], deadline: float | None
+                ) -> tuple[tuple[int, ...] | None, Amounts]:
+    """The group's best assignment found, and ``None`` if it is proved optimal, else how
+    much each term could still gain (a lexicographic upper bound on the improvement)."""
     sources = [s for part in group for s in part.sources]
     if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
-        return True, {(s.id, s.recipients[0].id): s.power for s in sources}
+        return None, {(s.id, s.recipients[0].id): s.power for s in sources}
     if len(sources) == 1:
         found = solve_lone(space, sources[0], terms, exclude)
         if found is not None:
-            return True, found
+            return None, found
     found = _by_inspection(space, group, terms, exclude)
     if found is not None:
-        return True, found
+        return None, found
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
     result = cpsat(space, sources, terms, deadline, exclude, hint=greedy(space, sources))
-    return result.status == "optimal", result.amounts
+    return (None if result.status == "optimal" else result.gap), result.amounts
 
 
 _DAMAGE_TERM = {"player": "player_damage", "planeswalker": "planeswalker_damage",
@@ -160,8 +165,8 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     optimum for damage to its kind) when that is proved, else the senders' power."""
     kind = scoring(space).kind[target]
     term = _DAMAGE_TERM[kind]
-    proved, amounts = solve_group(space, [part], [term], frozenset(), deadline)
-    if not proved:
+    gap, amounts = solve_group(space, [part], [term], frozenset(), deadline)
+    if gap is not None:
         return sum(s.power for s in part.sources)
     return evaluate(space, amounts, [term])[term]
 
@@ -177,11 +182,10 @@ def solve(space: LegalSpace, terms: Sequence[str],
     parts = space.parts
     disputed = contested(space, terms)
     exclude = frozenset(disputed)
-    proved = [True] * len(parts)
+    gaps: list[tuple[int, ...] | None] = [None] * len(parts)
     pieces: list[Amounts] = []
     for i, part in enumerate(parts):
-        ok, amounts = solve_group(space, [part], terms, exclude, deadline)
-        proved[i] = ok
+        gaps[i], amounts = solve_group(space, [part], terms, exclude, deadline)
         pieces.append(amounts)
 
     if disputed:
@@ -202,16 +206,29 @@ def solve(space: LegalSpace, terms: Sequence[str],
             touched = {t for t, members in disputed.items() if set(members) & set(indices)}
             if not touched & open_targets:
                 continue
-            ok, amounts = solve_group(space, group_parts, terms, frozenset(), deadline)
+            gap, amounts = solve_group(space, group_parts, terms, frozenset(), deadline)
             for i in indices:
                 pieces[i] = {}
-                proved[i] = ok
+                gaps[i] = None
             pieces[indices[0]] = amounts
+            gaps[indices[0]] = gap
 
     result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
     check_legal(space, result, "solve")
-    status: Status = "optimal" if all(proved) else "feasible"
-    return Solution(status, result, evaluate(space, result, terms))
+    objective = evaluate(space, result, terms)
+    open_gaps = [g for g in gaps if g is not None]
+    if not open_gaps:
+        return Solution("optimal", result, objective)
+    # Lexicographic order is compatible with adding vectors, so the parts' bounds add up;
+    # a contested threshold not reached might still be reachable: count it as open.
+    bound = [objective[t] + sum(g[i] for g in open_gaps) for i, t in enumerate(terms)]
+    if disputed:
+        received = space.received(result)
+        need = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+        for i, term in enumerate(terms):
+            targets = {t.id for t in threshold_targets(space.combat, term)}
+            bound[i] += sum(1 for t in disputed if t in targets and received.get(t, 0) < need[t])
+    return Solution("feasible", result, objective, dict(zip(terms, bound, strict=True)))
 
 
 def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:

@@ -216,6 +216,13 @@ def test_time_limit_gives_feasible_and_legal() -> None:
     from trample.solver.validate import violations
 
     assert violations(legal_space(Combat.from_json(doc), "attackers"), amounts) == []
+    # The proved bound: nothing beats it lexicographically, the optimum included.
+    bound = tuple(answer["bound"].values())
+    assert list(answer["bound"]) == list(answer["objective"])
+    assert bound >= tuple(answer["objective"].values())
+    best = json.loads(run("solve", "-", stdin=json.dumps(doc)).stdout)
+    assert best["status"] == "optimal" and "bound" not in best
+    assert bound >= tuple(best["objective"].values()) >= tuple(answer["objective"].values())
 
 
 @pytest.mark.parametrize("command", [["solve"], ["count"], ["enumerate", "--limit", "50"],
