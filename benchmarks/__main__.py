@@ -13,6 +13,7 @@ from pathlib import Path
 
 from benchmarks.report import write_all
 from benchmarks.runner import ALIASES, FAMILIES, Config, run
+from trample.models.errors import TrampleError
 
 QUICK = {"repeat": 1, "time_limit": 2.0, "trample_time_limit": 10.0, "tiny_solves": 300,
          "serve_requests": 50, "tiny_pool": 30}
@@ -78,6 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--trample-time-limit", type=float,
                         help="trample's own time limit (default 60, 10 with --quick)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the generators")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="run N instances at once in worker processes (default 1; every "
+                             "instance is still checked; timings then share the cores)")
+    parser.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
+                        help="run the instances as Ray tasks: on a new local Ray (with "
+                             "--workers CPUs if given), or on the cluster at ADDRESS; pip "
+                             "install 'trample[ray]'")
     args = parser.parse_args(args_list)
 
     cfg = Config(**QUICK) if args.quick else Config()  # type: ignore[arg-type]
@@ -98,7 +106,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--trample-time-limit must be positive")
         cfg.trample_time_limit = args.trample_time_limit
 
-    results, failure = run(cfg, args_list)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    cfg.fan_out = args.workers
+    cfg.ray = args.ray
+
+    try:
+        results, failure = run(cfg, args_list)
+    except TrampleError as exc:  # --ray without Ray, or an unreachable cluster
+        print(f"benchmarks: {exc}", file=sys.stderr)
+        return 2
     write_all(results, args.out)
     print(f"benchmarks: {results['checks']['instances_checked']} instances checked in "
           f"{results['meta']['wall_time']:.1f} s; results in {args.out}", file=sys.stderr)

@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from importlib.metadata import version
@@ -111,6 +111,10 @@ class Config:
     tiny_solves: int = 10_000
     serve_requests: int = 5_000
     tiny_pool: int = 200
+    fan_out: int = 1
+    """Instances run at once in worker processes (``--workers``); 1: one after another."""
+    ray: str | bool | None = None
+    """Run the instances as Ray tasks (``--ray``): True for a local Ray, or an address."""
 
     def family_sizes(self, name: str) -> tuple[int, ...]:
         """The sizes to run for a family."""
@@ -281,6 +285,44 @@ def _record(result: MethodResult) -> dict[str, Any]:
     return record
 
 
+InstanceRecord = dict[str, Any]
+
+
+def _no_progress(what: str, label: str = "") -> None:
+    return None
+
+
+def instance_job(cfg: Config, planned: tuple[str, int],
+                 progress: Callable[..., None] = _no_progress
+                 ) -> tuple[InstanceRecord, str | None]:
+    """One planned (family, size), generated, run and checked where it is sent (here, a
+    worker process or a Ray task): its record, and the failure message of its checks
+    (None if they passed)."""
+    family, size = planned
+    name, params, combat = FAMILIES[family].make(size, _seed(family, size, cfg.seed))
+    try:
+        results, findings = run_instance(family, name, combat, cfg,
+                                         partial(progress, label=name))
+    except Mismatch as exc:
+        return {"family": family, "name": name}, str(exc)
+    return {"family": family, "name": name, "params": params,
+            "size": len(combat["creatures"]),
+            "methods": {r.method: _record(r) for r in results}, "findings": findings,
+            "comparisons": sum(1 for r in results[1:] if r.objective is not None)}, None
+
+
+def _fanned_out(cfg: Config, plan: list[tuple[str, int]]
+                ) -> Iterator[tuple[InstanceRecord, str | None]]:
+    """The instances of ``plan`` in order, run ``cfg.fan_out`` at a time or on Ray."""
+    from trample.solver.scale import ordered_map
+
+    # On Ray without --workers: a local Ray with every core.
+    workers = None if cfg.ray and cfg.fan_out == 1 else cfg.fan_out
+    for chunk in ordered_map(partial(instance_job, cfg), plan, workers=workers,
+                             ray=cfg.ray, chunk_size=1):
+        yield from chunk
+
+
 def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
     """The whole run; the results document and the failure message (None if all checks
     passed). A failure stops the run, the results so far are kept."""
@@ -300,18 +342,20 @@ def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
             bar.set_postfix_str(f"{label} {what}".strip())
 
         try:
-            for family, size in plan:
-                name, params, combat = FAMILIES[family].make(size, _seed(family, size, cfg.seed))
-                results, findings = run_instance(
-                    family, name, combat, cfg, partial(progress, label=name))
-                doc["instances"].append({
-                    "family": family, "name": name, "params": params,
-                    "size": len(combat["creatures"]),
-                    "methods": {r.method: _record(r) for r in results}, "findings": findings})
+            if cfg.fan_out > 1 or cfg.ray:
+                # Each instance is run and checked in its worker; the records come back
+                # in plan order, so the results are the same as a serial run's.
+                progress(f"{cfg.fan_out} at a time" if not cfg.ray else "on Ray")
+                done = _fanned_out(cfg, plan)
+            else:
+                done = (instance_job(cfg, planned, progress) for planned in plan)
+            for record, mismatch in done:
+                if mismatch is not None:
+                    raise Mismatch(mismatch)
+                doc["checks"]["comparisons"] += record.pop("comparisons")
+                doc["instances"].append(record)
                 doc["checks"]["instances_checked"] += 1
-                doc["checks"]["comparisons"] += sum(
-                    1 for r in results[1:] if r.objective is not None)
-                doc["checks"]["findings"] += findings
+                doc["checks"]["findings"] += record["findings"]
                 bar.update()
             if "tiny" in cfg.families:
                 doc["throughput"] = run_tiny_throughput(cfg, progress)
@@ -335,9 +379,24 @@ def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
         "trample_time_limit": cfg.trample_time_limit, "cpsat_workers": cfg.workers,
         "seed": cfg.seed, "families": list(cfg.families),
         "timing": "every method from the JSON document (parsing and legal space included; "
-                  "trample through trample.solver.api); median of up to `repeat` runs",
+                  "trample through trample.solver.api); median of up to `repeat` runs"
+                  + _shared_cores(cfg),
+        "fan_out": cfg.fan_out, "ray": cfg.ray,
         "_started": time.perf_counter(),
     }
+
+
+def _shared_cores(cfg: Config) -> str:
+    if cfg.ray:
+        where = "a local Ray" if cfg.ray is True else f"the Ray cluster at {cfg.ray}"
+        return (f"; the instances ran as tasks on {where}, several at once, so their times "
+                "share the cores (and CP-SAT's own workers compete with them): compare them "
+                "with a serial run's only with care")
+    if cfg.fan_out > 1:
+        return (f"; the instances ran {cfg.fan_out} at a time in worker processes, so their "
+                "times share the cores (and CP-SAT's own workers compete with them): compare "
+                "them with a serial run's only with care")
+    return ""
 
 
 def _cpus() -> int:

@@ -127,6 +127,26 @@ def build_parser() -> argparse.ArgumentParser:
     command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
                      "per line.")
 
+    p = command("batch", "Answer a file of JSON-RPC requests (or bare combat documents, "
+                         "meaning solve) in parallel: line i of OUT answers line i of IN, "
+                         "as serve would ('null' where serve answers nothing).")
+    p.add_argument("input", metavar="IN", help="JSON lines, or - for stdin")
+    p.add_argument("output", metavar="OUT", help="where the answers go, or - for stdout")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="local processes (default: every core; 1 runs in this process); "
+                        "with --ray, the CPUs of a local Ray")
+    p.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
+                   help="run as Ray tasks: on a new local Ray, or on the cluster at ADDRESS "
+                        "(write --ray=ADDRESS before IN, or --ray last); pip install "
+                        "'trample[ray]'")
+    p.add_argument("--resume", action="store_true",
+                   help="continue an interrupted batch: keep OUT's whole lines, answer the "
+                        "rest of IN")
+    p.add_argument("--chunk-size", type=int, default=64, metavar="K",
+                   help="lines per task (default 64)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar on standard error")
+
     p = command("apply", "One transition of a JSON game state: the new state and the events. "
                          "Combat damage the action leaves open is chosen by the solver.")
     p.add_argument("state", metavar="STATE", help="game state JSON, or - for stdin")
@@ -155,6 +175,11 @@ def run(argv: Sequence[str]) -> int:
         from trample.solver.serve import serve
 
         return serve()
+    if args.command == "batch":
+        from trample.solver.scale import batch
+
+        return batch(args.input, args.output, resume=args.resume, workers=args.workers,
+                     ray=args.ray, chunk_size=args.chunk_size, progress=not args.no_progress)
     if args.command == "demo":
         from trample.solver.demo import DEMO_COMBAT, render
 

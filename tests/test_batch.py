@@ -1,0 +1,279 @@
+"""``trample batch`` and ``solve_many``: serve's answers, in order, on every core or on Ray."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.generators import tiny  # noqa: E402
+from trample.solver import serve  # noqa: E402
+from trample.solver.scale import answer_line, solve_many  # noqa: E402
+
+from test_known_answers import SPEC_EXAMPLE  # noqa: E402
+
+DATA = Path(__file__).parent / "data"
+ASSIGNMENT = [{"source": "vessel", "target": "wall", "amount": 3},
+              {"source": "vessel", "target": "jace", "amount": 2}]
+
+
+def rpc(method: str, params: Any, rid: Any = 1) -> str:
+    return json.dumps({"jsonrpc": "2.0", "method": method, "params": params, "id": rid})
+
+
+def mixed_lines() -> list[str]:
+    """Every method, good and bad requests, junk, notifications, bare documents."""
+    state = json.loads((DATA / "teachings_state.json").read_text())
+    bad_combat = {**SPEC_EXAMPLE, "creatures": [{**SPEC_EXAMPLE["creatures"][1],
+                                                 "blocking": ["ghost"]}]}
+    return [
+        rpc("solve", {"combat": SPEC_EXAMPLE}, 1),
+        rpc("validate", {"combat": SPEC_EXAMPLE, "assignment": ASSIGNMENT}, 2),
+        rpc("validate", {"combat": SPEC_EXAMPLE, "assignment": ASSIGNMENT[:1]}, "two"),
+        rpc("count", {"combat": SPEC_EXAMPLE}, 3),
+        rpc("enumerate", {"combat": SPEC_EXAMPLE, "limit": 2}, 4),
+        rpc("sample", {"combat": SPEC_EXAMPLE, "n": 3, "seed": 7}, 5),
+        rpc("apply", {"state": state, "action": {"action": "resolve_chapter", "object": "o4",
+                                                 "chapter": 1}}, 6),
+        rpc("apply", {"state": state, "action": {"action": "fly"}}, 7),
+        "{this is not json",
+        "[]",
+        "",
+        "   ",
+        "42",
+        json.dumps({"jsonrpc": "2.0", "method": "solve", "id": {"no": 1}}),
+        json.dumps({"jsonrpc": "1.0", "method": "solve", "params": {}, "id": 9}),
+        rpc("explode", {"combat": SPEC_EXAMPLE}, 10),
+        rpc("solve", {"combat": bad_combat}, 11),
+        rpc("solve", {"combat": SPEC_EXAMPLE, "objective": ["nope"]}, 12),
+        rpc("solve", {"combat": SPEC_EXAMPLE, "speed": "fast"}, 13),
+        rpc("sample", {"combat": SPEC_EXAMPLE, "n": -1}, 14),
+        rpc("validate", {"combat": SPEC_EXAMPLE}, 15),
+        json.dumps({"jsonrpc": "2.0", "method": "count", "params": {"combat": SPEC_EXAMPLE}}),
+        json.dumps({"jsonrpc": "2.0", "method": "nope"}),
+        json.dumps([json.loads(rpc("count", {"combat": SPEC_EXAMPLE}, 16)),
+                    json.loads(rpc("nope", {}, 17))]),
+        json.dumps([{"jsonrpc": "2.0", "method": "count", "params": {"combat": SPEC_EXAMPLE}}]),
+        json.dumps(SPEC_EXAMPLE),  # bare documents: solve, id = line number
+        json.dumps({**SPEC_EXAMPLE, "side": "blockers"}),
+        json.dumps(bad_combat),
+        json.dumps({**SPEC_EXAMPLE, "toughnes": 3}),
+        json.dumps({"players": []}),  # no creatures: not a document; no id: a notification
+        *(json.dumps(tiny(1 + i % 3, i)) for i in range(20)),
+        *(rpc("solve", {"combat": tiny(1 + i % 3, i)}, 100 + i) for i in range(20)),
+    ]
+
+
+def serve_equivalent(lines: list[str]) -> list[str]:
+    """The lines to pipe through ``serve`` for the same answers: a bare document becomes
+    the ``solve`` request with id its line number."""
+    out = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            decoded = json.loads(line)
+        except ValueError:
+            decoded = None
+        bare = isinstance(decoded, dict) and "creatures" in decoded \
+            and "jsonrpc" not in decoded and "method" not in decoded
+        out.append(rpc("solve", {"combat": decoded}, number) if bare else line)
+    return out
+
+
+def batch(*args: str, stdin: str | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "trample.solver", "batch", *args,
+                           "--no-progress"], input=stdin, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The mixed file and its batch output through the local pool (2 workers)."""
+    folder = tmp_path_factory.mktemp("mixed")
+    source = write_lines(folder / "in.jsonl", mixed_lines())
+    result = batch(str(source), str(folder / "out.jsonl"), "--workers", "2",
+                   "--chunk-size", "3")
+    assert result.returncode == 0, result.stderr
+    return source, (folder / "out.jsonl").read_text().splitlines()
+
+
+def test_batch_answers_exactly_as_serve(mixed: tuple[Path, list[str]]) -> None:
+    source, answers = mixed
+    lines = source.read_text().splitlines()
+    assert len(answers) == len(lines)
+    # Line i answers line i: serve's response line, or null where serve owes nothing.
+    for number, (line, got) in enumerate(zip(serve_equivalent(lines), answers, strict=True),
+                                         start=1):
+        expected = serve.respond(line) if line.strip() else None
+        assert got == ("null" if expected is None else expected), (number, line)
+    # The same against a real serve process: the non-null lines, in order.
+    result = subprocess.run([sys.executable, "-m", "trample.solver", "serve"],
+                            input="".join(x + "\n" for x in serve_equivalent(lines)),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0
+    assert result.stdout.splitlines() == [a for a in answers if a != "null"]
+    # What the file holds: every method answered, errors per line, bare documents solved.
+    decoded = [json.loads(a) for a in answers]
+    assert decoded[3]["result"] == {"count": 3}
+    assert decoded[6]["result"]["state"]["next_id"] == 10
+    assert decoded[8]["error"]["code"] == serve.PARSE_ERROR
+    assert decoded[10] is None and decoded[21] is None  # blank line, notification
+    bare = lines.index(json.dumps(SPEC_EXAMPLE))
+    assert decoded[bare]["id"] == bare + 1 and decoded[bare]["result"]["status"] == "optimal"
+    assert decoded[bare + 2]["error"]["message"].startswith("params.combat.creatures[0]")
+    assert decoded[bare + 4] is None
+
+
+def test_stdin_stdout_and_solve_many_agree(mixed: tuple[Path, list[str]]) -> None:
+    source, answers = mixed
+    piped = batch("-", "-", "--workers", "1", stdin=source.read_text())
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.splitlines() == answers
+    items = [json.loads(a) for a in answers[-40:]]
+    requests = [json.loads(line) for line in source.read_text().splitlines()[-40:]]
+    # solve_many numbers bare documents from 1 in its own input.
+    expected = [{**a, "id": i} if i <= 20 else a for i, a in enumerate(items, start=1)]
+    assert list(solve_many(requests, workers=2, chunk_size=7)) == expected
+
+
+def test_a_line_that_is_not_utf8_is_a_parse_error() -> None:
+    reply = json.loads(answer_line(b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', 1))
+    assert reply["error"]["code"] == serve.PARSE_ERROR and reply["id"] is None
+
+
+def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [json.dumps(SPEC_EXAMPLE)])
+    for args in ([str(tmp_path / "missing.jsonl"), str(tmp_path / "out.jsonl")],
+                 [str(source), "-", "--resume"],
+                 [str(source), str(source)],
+                 [str(source), str(tmp_path / "out.jsonl"), "--workers", "0"],
+                 [str(source)]):
+        result = batch(*args)
+        assert result.returncode == 2, (args, result)
+        assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "Traceback" not in result.stderr
+    # Without Ray installed, --ray says so.
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from trample.solver.cli import main\n"
+            f"sys.exit(main(['batch', {str(source)!r}, {str(tmp_path / 'o')!r}, '--ray']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert "pip install 'trample[ray]'" in result.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a live (not zombie) process is left in the process group."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
+
+
+def test_resume_after_kill_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    lines = [json.dumps(tiny(1 + i % 3, i)) if i % 2 else
+             rpc("solve", {"combat": tiny(1 + i % 3, i)}, f"r{i}") for i in range(4000)]
+    lines[1234] = "{broken"
+    source = write_lines(tmp_path / "in.jsonl", lines)
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "trample.solver", "batch", str(source), str(cut),
+         "--workers", "2", "--chunk-size", "16", "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while (not cut.exists() or cut.stat().st_size == 0) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        # The workers notice that their parent is gone and leave too.
+        deadline = time.monotonic() + 15
+        while os.path.isdir("/proc") and _group_alive(process.pid) \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not (os.path.isdir("/proc") and _group_alive(process.pid))
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    done = cut.read_bytes().count(b"\n")
+    assert 0 < done < len(lines), "the kill came before any output or after the end"
+    with cut.open("ab") as f:  # as if the kill had come in the middle of a write
+        f.write(b'{"jsonrpc": "2.0", "resu')
+    resumed = batch(str(source), str(cut), "--resume", "--workers", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    reference = batch(str(source), str(whole), "--workers", "1")
+    assert reference.returncode == 0, reference.stderr
+    expected = whole.read_text().splitlines()
+    got = cut.read_text().splitlines()
+    assert len(got) == len(expected) == len(lines)
+    for number, (a, b) in enumerate(zip(got, expected, strict=True), start=1):
+        assert a == b, number
+    # Resuming a finished batch changes nothing.
+    again = batch(str(source), str(cut), "--resume")
+    assert again.returncode == 0 and cut.read_text().splitlines() == expected
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray with 2 CPUs for this module's Ray tests."""
+    # The README's test command installs trample[ray]: the Ray path always runs.
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def test_ray_gives_the_local_pools_answers(ray_cluster: Any,
+                                           mixed: tuple[Path, list[str]]) -> None:
+    source, answers = mixed
+    requests = [json.loads(line) for line in source.read_text().splitlines()[-40:]]
+    local = list(solve_many(requests, workers=2, chunk_size=7))
+    assert list(solve_many(requests, ray=True, chunk_size=7)) == local
+    # The command line, connecting to the running cluster by its address.
+    address = ray_cluster.get_runtime_context().gcs_address
+    out = source.parent / "ray.jsonl"
+    result = batch(str(source), str(out), f"--ray={address}", "--chunk-size", "5")
+    assert result.returncode == 0, result.stderr
+    assert out.read_text().splitlines() == answers
+
+
+def test_benchmark_fan_out_checks_every_instance_and_agrees(tmp_path: Path) -> None:
+    from benchmarks.__main__ import main
+
+    def answers(folder: Path) -> list[Any]:
+        results = json.loads((folder / "results.json").read_text())
+        assert results["checks"]["failure"] is None
+        assert results["checks"]["instances_checked"] == len(results["instances"]) == 2
+        return [(i["name"], {m: (r["status"], r["objective"]) for m, r in i["methods"].items()})
+                for i in results["instances"]]
+
+    common = ["--quick", "--family", "gang", "--repeat", "1"]
+    assert main([*common, "--out", str(tmp_path / "serial")]) == 0
+    assert main([*common, "--workers", "2", "--out", str(tmp_path / "fanned")]) == 0
+    assert answers(tmp_path / "fanned") == answers(tmp_path / "serial")
