@@ -9,6 +9,7 @@ so that nothing downstream ever sees an inconsistent combat.
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -39,6 +40,47 @@ MAX_BLOCKS_PER_CREATURE = 1_000
 MAX_ID_LENGTH = 200
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+class _BriefRepr(reprlib.Repr):
+    """``repr`` cut short: bounded depth and length, and no decimal conversion of an
+    integer past Python's digit limit (which would raise ValueError)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxstring = 60
+        self.maxother = 60
+        self.maxlong = 60
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 200:
+            return int_text(x)
+        return super().repr_int(x, level)
+
+
+_BRIEF = _BriefRepr()
+
+
+def brief_repr(value: object) -> str:
+    """``repr(value)`` for an error message: short, and safe on any hostile value (deep
+    nesting, huge integers, long strings)."""
+    return _BRIEF.repr(value)
+
+
+def int_text(value: int) -> str:
+    """An integer for an error message: its digits, or its size when it has very many."""
+    if value.bit_length() <= 400:
+        return str(value)
+    digits = int(value.bit_length() * 0.30103) + 1  # log10(2): within one of the truth
+    return f"{'a negative' if value < 0 else 'an'} integer of about {digits} digits"
+
+
+def field_name(key: object) -> str:
+    """A document key as it appears in an error path (quoted unless a plain name)."""
+    if isinstance(key, str) and key.isidentifier() and len(key) <= MAX_ID_LENGTH:
+        return key
+    return brief_repr(key)
 
 
 def normalize_keyword(keyword: str) -> str:
@@ -327,7 +369,7 @@ class _Obj:
         if not allowed.issuperset(value):
             for key in value:
                 if not isinstance(key, str) or key not in allowed:
-                    raise InputError(self.sub(str(key)), "unknown field (accepted: "
+                    raise InputError(self.sub(field_name(key)), "unknown field (accepted: "
                                      + ", ".join(sorted(allowed)) + ")")
 
     def sub(self, key: str) -> str:
@@ -398,7 +440,7 @@ def check_int(value: object, path: str, *, minimum: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(path, f"must be an integer, not {_describe(value)}")
     if abs(value) > MAX_MAGNITUDE:
-        raise InputError(path, f"{value} is out of range (magnitude at most 2^40)")
+        raise InputError(path, f"{int_text(value)} is out of range (magnitude at most 2^40)")
     if minimum is not None and value < minimum:
         raise InputError(path, f"must be at least {minimum}, not {value}")
     return value
@@ -431,7 +473,7 @@ def _parse_keywords(raw: list[Any], path: str) -> frozenset[str]:
             raise InputError(f"{path}[{i}]", f"must be a string, not {_describe(value)}")
         keyword = normalize_keyword(value)
         if any(keyword.startswith(k) for k in UNSUPPORTED_KEYWORDS):
-            raise InputError(f"{path}[{i}]", f"{value!r}: banding is not supported yet")
+            raise InputError(f"{path}[{i}]", f"{brief_repr(value)}: banding is not supported yet")
         keywords.add(keyword)
     return frozenset(keywords)
 
@@ -440,7 +482,7 @@ def _parse_combat(document: object) -> Combat:
     top = _Obj(document, "", _TOP_FIELDS)
     fmt = top.raw("format")
     if fmt is not _MISSING and fmt != "combat/1":
-        raise InputError("format", f"must be 'combat/1', not {fmt!r}")
+        raise InputError("format", f"must be 'combat/1', not {brief_repr(fmt)}")
 
     seen: dict[str, _Obj] = {}
 
@@ -548,7 +590,7 @@ def _parse_combat(document: object) -> Combat:
     creatures: list[Creature] = []
     blocked_by: dict[str, list[str]] = {}
     for obj, c, blocking in parsed:
-        ids: list[str] = []
+        ids: dict[str, None] = {}  # in order; a set's look-up (1,000 ids per blocker)
         for j, raw_id in enumerate(blocking):
             path = f"{obj.sub('blocking')}[{j}]"
             aid = check_id(raw_id, path)
@@ -565,7 +607,7 @@ def _parse_combat(document: object) -> Combat:
                 raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
                                  f"control or protect, so {c.controller!r}'s creature cannot "
                                  "block it (509.1a)")
-            ids.append(aid)
+            ids[aid] = None
             blocked_by.setdefault(aid, []).append(c.id)
         creatures.append(Creature(c.id, c.controller, c.power, c.toughness, c.damage, c.value,
                                   c.keywords, c.attacking, c.blocked, tuple(ids), c.name))
@@ -582,7 +624,8 @@ def _parse_combat(document: object) -> Combat:
     elif raw_step in STEPS:
         step = "first_strike" if raw_step == "first_strike" else "regular"
     else:
-        raise InputError("step", f"must be 'first_strike' or 'regular', not {raw_step!r}")
+        raise InputError("step", f"must be 'first_strike' or 'regular', not "
+                         f"{brief_repr(raw_step)}")
 
     return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
                   tuple(battles), step)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trample.models.combat import Combat, check_id, check_int
+from trample.models.combat import Combat, check_id, check_int, field_name
 from trample.models.errors import InputError
 from trample.solver.rules import LegalSpace
 
@@ -34,8 +34,8 @@ def parse_assignment(combat: Combat, raw: object, path: str = "assignment") -> A
             raise InputError(where, "must be an object {source, target, amount}")
         for key in entry:
             if key not in ("source", "target", "amount"):
-                raise InputError(f"{where}.{key}", "unknown field (accepted: amount, source, "
-                                 "target)")
+                raise InputError(f"{where}.{field_name(key)}", "unknown field (accepted: "
+                                 "amount, source, target)")
         for key in ("source", "target", "amount"):
             if key not in entry:
                 raise InputError(f"{where}.{key}", "required field is missing")

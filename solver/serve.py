@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import IO, Any
 
-from trample.models.combat import check_int
+from trample.models.combat import brief_repr, check_int, field_name
 from trample.models.errors import InputError, InternalError, TrampleError
 from trample.solver import api
 from trample.solver.counting import CountOutOfReach
@@ -23,6 +23,10 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 
+MAX_ANSWER_DIGITS = 100_000
+"""An integer in an answer (an exact ``count``) is written out with at most this many
+digits: past Python's default of 4,300, and short of a conversion that takes seconds."""
+
 SERVE_ENUMERATE_LIMIT = 10_000
 """``enumerate`` answers at most this many assignments unless ``limit`` says otherwise."""
 MAX_ENUMERATE = 1_000_000
@@ -32,7 +36,7 @@ MAX_SAMPLES = 100_000
 def _params(params: Mapping[str, Any], allowed: set[str]) -> None:
     for key in params:
         if key not in allowed:
-            raise InputError(f"params.{key}", "unknown parameter (accepted: "
+            raise InputError(f"params.{field_name(key)}", "unknown parameter (accepted: "
                              + ", ".join(sorted(allowed)) + ")")
     if "combat" not in params:
         raise InputError("params.combat", "required parameter is missing")
@@ -79,7 +83,7 @@ def _apply(p: Mapping[str, Any]) -> Any:
 
     for key in p:
         if key not in ("state", "action", "objective", "blockers_objective", "time_limit"):
-            raise InputError(f"params.{key}", "unknown parameter (accepted: action, "
+            raise InputError(f"params.{field_name(key)}", "unknown parameter (accepted: action, "
                              "blockers_objective, objective, state, time_limit)")
     return apply_request(p)
 
@@ -127,7 +131,8 @@ def handle(request: object) -> dict[str, Any] | None:
     params = request.get("params", {})
     if method not in METHODS:
         return None if notification else _error(
-            METHOD_NOT_FOUND, f"unknown method {method!r} (methods: {', '.join(METHODS)})",
+            METHOD_NOT_FOUND, f"unknown method {brief_repr(method)} (methods: "
+            f"{', '.join(METHODS)})",
             request_id)
     if not isinstance(params, dict):
         return None if notification else _error(INVALID_PARAMS, "params must be an object",
@@ -142,6 +147,9 @@ def handle(request: object) -> dict[str, Any] | None:
         response = _error(INTERNAL_ERROR, str(exc), request_id)
     except TrampleError as exc:
         response = _error(INVALID_PARAMS, str(exc), request_id)
+    except Exception as exc:  # a bug: answer it rather than end the server (SPEC §6)
+        what = f"{type(exc).__name__}: {exc}"
+        response = _error(INTERNAL_ERROR, f"internal error: {what[:500]}", request_id)
     else:
         response = {"jsonrpc": "2.0", "result": result, "id": request_id}
     return None if notification else response
@@ -156,8 +164,38 @@ def decode(line: str) -> Any:
     return json.loads(line, parse_constant=_reject_constant)
 
 
-def respond(line: str) -> str | None:
+def encode(obj: Any) -> str:
+    """One JSON line; integers (counts) in full up to :data:`MAX_ANSWER_DIGITS` digits, past
+    Python's 4,300-digit default for int-to-text conversion. ValueError beyond."""
+    try:
+        return json.dumps(obj)
+    except ValueError:
+        limit = sys.get_int_max_str_digits()
+        if limit == 0 or limit >= MAX_ANSWER_DIGITS:
+            raise
+    sys.set_int_max_str_digits(MAX_ANSWER_DIGITS)  # for this answer only (never for input)
+    try:
+        return json.dumps(obj)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def _encode_answer(answer: dict[str, Any]) -> str:
+    try:
+        return encode(answer)
+    except ValueError:
+        return encode(_error(INVALID_PARAMS, "the answer holds an integer of more than "
+                             f"{MAX_ANSWER_DIGITS:,} digits: refused rather than written out",
+                             answer.get("id")))
+
+
+def respond(line: str | bytes) -> str | None:
     """The response line to one input line (None when nothing is owed)."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return json.dumps(_error(PARSE_ERROR, f"parse error: not UTF-8 text: {exc}"))
     try:
         request = decode(line)
     except (ValueError, RecursionError) as exc:
@@ -165,18 +203,22 @@ def respond(line: str) -> str | None:
     if isinstance(request, list):
         if not request:
             return json.dumps(_error(INVALID_REQUEST, "an empty batch is not a request"))
-        answers = [a for a in (handle(r) for r in request) if a is not None]
-        return json.dumps(answers) if answers else None
+        answers = [_encode_answer(a) for a in (handle(r) for r in request) if a is not None]
+        return f"[{', '.join(answers)}]" if answers else None
     answer = handle(request)
-    return None if answer is None else json.dumps(answer)
+    return None if answer is None else _encode_answer(answer)
 
 
-def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Answer requests line by line until end of input; the exit status."""
-    source = sys.stdin if stdin is None else stdin
+def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+    """Answer requests line by line until end of input; the exit status.
+
+    Standard input is read as bytes and each line decoded as strict UTF-8, so that a line
+    that is not UTF-8 is answered as unparsable whatever the locale's error handler.
+    """
+    source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
     try:
-        for line in iter(source.readline, ""):
+        while line := source.readline():
             if not line.strip():
                 continue
             answer = respond(line)

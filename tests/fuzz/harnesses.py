@@ -1,0 +1,355 @@
+"""The fuzz targets: one function per target, taking the fuzz input bytes.
+
+Each asserts the contract for hostile input: the call returns a well-formed answer or
+raises :class:`~trample.models.errors.InputError` (or another ``TrampleError``) whose
+message starts with the field path; anything else escaping (KeyError, TypeError,
+RecursionError, ValueError, AssertionError...) is a crash. ``respond`` must always give a
+JSON line (or None for a notification) and never raise.
+
+An input that is a JSON document is used as it is (so the seed corpus is plain JSON);
+any other input drives the structured builders of :mod:`tests.fuzz.shapes`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import atheris
+
+TESTS = Path(__file__).resolve().parent.parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))  # brute.py and strategies.py, as under pytest
+
+from tests.fuzz import shapes  # noqa: E402
+from tests.fuzz.shapes import Draw  # noqa: E402
+from trample.models.combat import Combat  # noqa: E402
+from trample.models.errors import InputError, InternalError, TrampleError  # noqa: E402
+from trample.solver import api, serve  # noqa: E402
+from trample.solver.counting import CountOutOfReach  # noqa: E402
+from trample.solver.objectives import TERMS  # noqa: E402
+from trample.solver.rules import legal_space  # noqa: E402
+from trample.solver.validate import violations  # noqa: E402
+
+import brute  # noqa: E402
+from strategies import cached_legal_assignments, split_count  # noqa: E402
+
+_UNKNOWN = object()
+BRUTE_BUDGET = 1_500
+"""Combats with at most this many raw splits are checked against the brute-force oracle."""
+
+
+class Crash(AssertionError):
+    """A property of the contract does not hold (the input is a finding)."""
+
+
+def check_input_error(exc: TrampleError) -> None:
+    """A refusal must say where: ``path: reason`` with a non-empty path."""
+    if isinstance(exc, InternalError):
+        raise Crash(f"internal error on input: {exc}") from exc
+    if isinstance(exc, InputError):
+        if not exc.path or not str(exc).startswith(f"{exc.path}: "):
+            raise Crash(f"an input error without a field path: {exc!r}") from exc
+        if len(str(exc)) > 2_000:
+            raise Crash(f"an input error message of {len(str(exc))} characters") from exc
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _amounts(entries: Any) -> dict[tuple[str, str], int]:
+    if isinstance(entries, dict):
+        entries = entries["assignment"]
+    return {(e["source"], e["target"]): e["amount"] for e in entries if e["amount"] > 0}
+
+
+def _side(doc: Any, side: Any) -> str:
+    given = side if side is not None else (doc.get("side") if isinstance(doc, dict) else None)
+    return "attackers" if given is None else str(given)
+
+
+# -- parser ----------------------------------------------------------------------------------
+
+
+def parse_one(doc: Any) -> None:
+    """``Combat.from_json`` returns a combat that round-trips, or refuses with a path; the
+    legal space of either side can be derived from anything it accepts."""
+    try:
+        combat = Combat.from_json(doc)
+    except TrampleError as exc:
+        check_input_error(exc)
+        return
+    again = Combat.from_json(json.loads(json.dumps(combat.to_json())))
+    if again != combat:
+        raise Crash(f"to_json does not round-trip: {combat!r} != {again!r}")
+    for side in ("attackers", "blockers"):
+        legal_space(combat, side)
+
+
+def parser_one_input(data: bytes) -> None:
+    """Target ``parser``: JSON text, or a combat built and broken from the bytes."""
+    doc = _json_or_none(data)
+    if doc is None:
+        d = Draw(atheris.FuzzedDataProvider(data))
+        doc = shapes.valid_combat(d, power_max=d.pick((5, 2**31, 2**40))) if d.one_in(8) \
+            else shapes.broken(d, shapes.valid_combat(d), python=True)
+    parse_one(doc)
+
+
+# -- validator -------------------------------------------------------------------------------
+
+
+def validate_one(doc: Any, assignment: Any, side: Any) -> None:
+    """``api.validate`` answers ``{legal, violations}`` as the brute-force judge does, or
+    refuses the assignment with a path."""
+    try:
+        answer = api.validate(doc, assignment, side=side)
+    except TrampleError as exc:
+        check_input_error(exc)
+        return
+    if set(answer) != {"legal", "violations"} or not isinstance(answer["legal"], bool):
+        raise Crash(f"malformed answer {answer!r}")
+    for v in answer["violations"]:
+        if set(v) != {"rule", "source", "target", "message"} or not all(
+                isinstance(v[k], str) for k in ("rule", "source", "message")):
+            raise Crash(f"malformed violation {v!r}")
+    if answer["legal"] != (not answer["violations"]):
+        raise Crash(f"legal is {answer['legal']} with violations {answer['violations']!r}")
+    json.dumps(answer)
+    given = assignment if assignment is not None else doc.get("assignment")
+    expected = brute.is_legal(doc, _side(doc, side), _amounts(given))
+    if answer["legal"] != expected:
+        raise Crash(f"validate says legal={answer['legal']}, the rules say {expected}: "
+                    f"{json.dumps(doc)} {json.dumps(given)} {answer!r}")
+
+
+def validator_one_input(data: bytes) -> None:
+    """Target ``validator``: ``{"combat", "assignment", "side"}`` as JSON, or a small valid
+    combat and a fuzzed assignment built from the bytes."""
+    raw = _json_or_none(data)
+    if isinstance(raw, dict) and "combat" in raw:
+        validate_one(raw["combat"], raw.get("assignment"), raw.get("side"))
+        return
+    d = Draw(atheris.FuzzedDataProvider(data))
+    doc = shapes.valid_combat(d)
+    side = d.pick(("attackers", "blockers", None))
+    validate_one(doc, shapes.assignment(d, doc, python=True), side)
+
+
+# -- solve, count, enumerate, sample ------------------------------------------------------
+
+
+def solve_one(doc: Any, side: str, terms: list[str] | None, time_limit: float = 10.0) -> None:
+    """On a valid document every answer is legal; on a small one, solve's objective is
+    the optimum and count, enumerate and sample agree with the brute-force oracle."""
+    try:
+        space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
+        answer = api.solve(doc, side=side, objective=terms, time_limit=time_limit)
+    except TrampleError as exc:
+        check_input_error(exc)
+        return
+    amounts = _amounts(answer["assignment"])
+    if violations(space, amounts):
+        raise Crash(f"solve answered an illegal assignment: {answer!r}")
+    carried = doc.get("objective") if isinstance(doc, dict) else None
+    chosen = terms if terms is not None else carried if isinstance(carried, list) \
+        else brute.default_objective(side)
+    if tuple(answer["objective"].values()) != brute.objective(doc, side, amounts, chosen):
+        raise Crash(f"solve misreports its objective: {answer!r}")
+    small = split_count(doc, side) <= BRUTE_BUDGET
+    legal = set(cached_legal_assignments(doc, side)) if small else set()
+    if small and answer["status"] == "optimal":
+        best = max(brute.objective(doc, side, a, chosen) for a in legal)
+        if tuple(answer["objective"].values()) != best:
+            raise Crash(f"solve is not optimal: {answer!r} vs {best}")
+    try:
+        count = api.count(doc, side=side)["count"]
+        drawn = [_amounts(a["assignment"]) for a in api.sample(doc, side=side, n=3, seed=7)]
+        listed = [_amounts(a["assignment"])
+                  for a in api.enumerate_assignments(doc, side=side, limit=BRUTE_BUDGET)]
+    except CountOutOfReach:
+        return
+    if any(violations(space, a) for a in drawn + listed):
+        raise Crash("sample or enumerate answered an illegal assignment")
+    if small:
+        found = {frozenset((s, t, n) for (s, t), n in a.items()) for a in listed}
+        if count != len(legal) or found != legal or len(listed) != len(found):
+            raise Crash(f"count {count}, enumerate {len(listed)} ({len(found)} distinct), "
+                        f"brute force {len(legal)}")
+
+
+def solve_one_input(data: bytes) -> None:
+    """Target ``solve``: ``{"combat", "side", "objective"}`` as JSON, or a small valid
+    combat built from the bytes."""
+    raw = _json_or_none(data)
+    if isinstance(raw, dict) and "combat" in raw:
+        side, terms = raw.get("side"), raw.get("objective")
+        if side in ("attackers", "blockers") and (terms is None or isinstance(terms, list)):
+            solve_one(raw["combat"], side, terms, time_limit=2.0)
+        return
+    d = Draw(atheris.FuzzedDataProvider(data))
+    doc = shapes.valid_combat(d)
+    side = d.pick(("attackers", "blockers"))
+    pool = list(TERMS) if side == "attackers" else ["kills"]
+    terms = None if d.bool() else d.subset(pool, min_size=1)
+    if terms is not None and len(terms) > 1 and d.bool():
+        terms.reverse()
+    solve_one(doc, side, terms)
+
+
+# -- serve -----------------------------------------------------------------------------------
+
+ERROR_CODES = {serve.PARSE_ERROR, serve.INVALID_REQUEST, serve.METHOD_NOT_FOUND,
+               serve.INVALID_PARAMS}
+
+
+def _check_result(method: str, params: dict[str, Any], result: Any) -> None:
+    if method == "solve":
+        if result["status"] not in ("optimal", "feasible"):
+            raise Crash(f"solve status {result['status']!r}")
+        space = legal_space(Combat.from_json(params["combat"]),
+                            api.parse_side(params.get("side") or
+                                           params["combat"].get("side")))
+        if violations(space, _amounts(result["assignment"])):
+            raise Crash(f"serve solve answered an illegal assignment: {result!r}")
+    elif method == "validate":
+        if set(result) != {"legal", "violations"}:
+            raise Crash(f"malformed validate result {result!r}")
+    elif method == "count":
+        if not isinstance(result["count"], int) or result["count"] < 0:
+            raise Crash(f"malformed count result {result!r}")
+    elif method in ("enumerate", "sample") and not isinstance(result["assignments"], list):
+        raise Crash(f"malformed {method} result {result!r}")
+
+
+def _check_response(request: Any, response: Any) -> None:
+    """One response object against the request object it answers."""
+    if not isinstance(response, dict) or response.get("jsonrpc") != "2.0" or "id" not in response:
+        raise Crash(f"malformed response {response!r}")
+    if len(response) != 3 or ("result" in response) == ("error" in response):
+        raise Crash(f"a response needs exactly one of result and error: {response!r}")
+    if "error" in response:
+        error = response["error"]
+        if set(error) != {"code", "message"} or not isinstance(error["message"], str):
+            raise Crash(f"malformed error {error!r}")
+        if error["code"] == serve.INTERNAL_ERROR:
+            _reproduce(request)
+            raise Crash(f"internal error: {error['message']}")
+        if error["code"] not in ERROR_CODES:
+            raise Crash(f"unknown error code {error!r}")
+        if len(error["message"]) > 2_000:
+            raise Crash(f"an error message of {len(error['message'])} characters")
+    if isinstance(request, dict):
+        rid = request.get("id")
+        valid_id = not isinstance(rid, (dict, list, bool)) and not (
+            isinstance(rid, float) and not rid.is_integer())
+        if valid_id and response["id"] != rid:
+            raise Crash(f"answered with id {response['id']!r}, not {rid!r}")
+        if "result" in response:
+            _check_result(request["method"], request.get("params", {}), response["result"])
+
+
+def _reproduce(request: Any) -> None:
+    """Re-run a request that ended in an internal error, so that the finding carries the
+    original traceback rather than the server's one-line summary."""
+    if isinstance(request, dict) and request.get("method") in serve.METHODS:
+        params = request.get("params", {})
+        if isinstance(params, dict):
+            with contextlib.suppress(TrampleError):
+                serve.METHODS[request["method"]](params)
+
+
+def _owed(request: Any) -> list[Any]:
+    """The requests of a request or batch that are owed a response (not notifications)."""
+    items = request if isinstance(request, list) else [request]
+    return [r for r in items if not (isinstance(r, dict) and "id" not in r)]
+
+
+def respond_one(line: str, request: Any = _UNKNOWN) -> None:
+    """``respond`` gives one JSON line, or None exactly when only notifications came;
+    never an exception. ``request`` is the decoded line when the caller knows it."""
+    answer = serve.respond(line)
+    if answer is not None and (not isinstance(answer, str) or "\n" in answer):
+        raise Crash(f"respond gave {answer!r}")
+    if request is _UNKNOWN:
+        if answer is not None:
+            serve.decode(answer)
+        return
+    owed = _owed(request)
+    if isinstance(request, list) and not request:
+        owed = [request]  # an empty batch is answered with one error
+    if answer is None:
+        if owed:
+            raise Crash(f"no answer to {line[:300]!r}")
+        return
+    if not owed:
+        raise Crash(f"a notification was answered: {line[:300]!r} -> {answer[:300]!r}")
+    decoded = serve.decode(answer)
+    if isinstance(request, list) and request:
+        if not isinstance(decoded, list) or len(decoded) != len(owed):
+            raise Crash(f"a batch of {len(owed)} owed requests got {answer[:300]!r}")
+        for r, a in zip(owed, decoded, strict=True):
+            _check_response(r, a)
+    else:
+        _check_response(request, decoded)
+
+
+def _serve_loop(lines: list[bytes]) -> None:
+    """The loop itself: bytes in (any bytes), one JSON line out per answer, status 0."""
+    out = io.StringIO()
+    status = serve.serve(io.BytesIO(b"".join(lines)), out)  # type: ignore[arg-type]
+    if status != 0:
+        raise Crash(f"serve ended with status {status}")
+    for line in out.getvalue().splitlines():
+        serve.decode(line)
+
+
+def serve_one_input(data: bytes) -> None:
+    """Target ``serve``: the bytes as one line; or envelopes around fuzzed params; or a few
+    such lines through the serve loop itself."""
+    d = Draw(atheris.FuzzedDataProvider(data))
+    mode = d.int(0, 9)
+    if _json_or_none(data) is not None or mode == 6:
+        line = data.decode("utf-8", "surrogateescape").replace("\n", " ").replace("\r", " ")
+        try:
+            request = serve.decode(line)
+        except (ValueError, RecursionError):
+            request = _UNKNOWN
+        respond_one(line, request)
+        return
+    if mode == 7:
+        lines = [json.dumps(shapes.request(d)).encode() + b"\n" for _ in range(d.int(0, 3))]
+        junk = [b"\xff\xfe{}\n", b"\n", b"   \r\n", b'{"jsonrpc": "2.0", "id": 1,', b"[" * 5000]
+        lines.insert(d.int(0, len(lines)), d.pick(junk) + b"\n")
+        _serve_loop(lines)
+        return
+    if mode == 8:  # deep nesting in the text, where a combat or a param belongs
+        depth = d.pick(shapes.DEPTHS)
+        line = json.dumps(shapes.request(d)).replace(
+            '"combat": {', '"combat": ' + "[" * depth + "{", 1)
+        respond_one(line)
+        return
+    sent = [shapes.request(d) for _ in range(d.int(0, 4))] if mode == 9 else shapes.request(d)
+    line = json.dumps(sent)  # NaN and Infinity come out as literals: refused as -32700
+    try:
+        request = serve.decode(line)
+    except ValueError:
+        request = _UNKNOWN
+    respond_one(line, request)
+
+
+TARGETS: dict[str, Callable[[bytes], None]] = {
+    "parser": parser_one_input,
+    "validator": validator_one_input,
+    "serve": serve_one_input,
+    "solve": solve_one_input,
+}
