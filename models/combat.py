@@ -574,8 +574,14 @@ def _parse_combat(document: object) -> Combat:
             continue
         ids: list[str] = []
         for j, raw_id in enumerate(blocking):
+            aid = raw_id if type(raw_id) is str and 0 < len(raw_id) <= MAX_ID_LENGTH \
+                else check_id(raw_id, f"{obj.sub('blocking')}[{j}]")
+            if (aid in defender and aid not in ids and c.attacking is None
+                    and c.controller != active and defender[aid] == c.controller):
+                ids.append(aid)  # the common case, checked without building the path
+                blocked_by.setdefault(aid, []).append(c.id)
+                continue
             path = f"{obj.sub('blocking')}[{j}]"
-            aid = check_id(raw_id, path)
             if aid not in defender:
                 raise InputError(path, f"{aid!r} is not an attacking creature")
             if aid in ids:
@@ -585,12 +591,9 @@ def _parse_combat(document: object) -> Combat:
             if c.controller == active:
                 raise InputError(path, f"{c.id!r} is controlled by the active player and "
                                  f"cannot block its controller's creature {aid!r}")
-            if defender[aid] != c.controller:
-                raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
-                                 f"control or protect, so {c.controller!r}'s creature cannot "
-                                 "block it (509.1a)")
-            ids.append(aid)
-            blocked_by.setdefault(aid, []).append(c.id)
+            raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
+                             f"control or protect, so {c.controller!r}'s creature cannot "
+                             "block it (509.1a)")
         creatures.append(Creature(c.id, c.controller, c.power, c.toughness, c.damage, c.value,
                                   c.keywords, c.attacking, c.blocked, tuple(ids), c.name))
     for obj, c, _ in parsed:
