@@ -361,19 +361,30 @@ def _describe(value: object) -> str:
 class _Obj:
     """Typed field access on one JSON object, with error paths."""
 
-    def __init__(self, value: object, path: str, allowed: frozenset[str]) -> None:
+    __slots__ = ("data", "index", "prefix")
+
+    def __init__(self, value: object, prefix: str, allowed: frozenset[str],
+                 index: int | None = None) -> None:
+        self.prefix = prefix
+        self.index = index
         if type(value) is not dict and not isinstance(value, Mapping):
-            raise InputError(path or "document", f"must be an object, not {_describe(value)}")
+            raise InputError(self.path or "document",
+                             f"must be an object, not {_describe(value)}")
         self.data = value
-        self.path = path
         if not allowed.issuperset(value):
             for key in value:
                 if not isinstance(key, str) or key not in allowed:
                     raise InputError(self.sub(field_name(key)), "unknown field (accepted: "
                                      + ", ".join(sorted(allowed)) + ")")
 
+    @property
+    def path(self) -> str:
+        """Where this object is (built only when an error needs it)."""
+        return self.prefix if self.index is None else f"{self.prefix}[{self.index}]"
+
     def sub(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
+        path = self.path
+        return f"{path}.{key}" if path else key
 
     def raw(self, key: str) -> object:
         return self.data.get(key, _MISSING)
@@ -466,14 +477,22 @@ _PLANESWALKER_FIELDS = frozenset({"id", "controller", "loyalty", "in_combat", "n
 _BATTLE_FIELDS = frozenset({"id", "protector", "defense", "in_combat", "name"})
 
 
-def _parse_keywords(raw: list[Any], path: str) -> frozenset[str]:
+_NO_KEYWORDS: frozenset[str] = frozenset()
+
+
+def _parse_keywords(obj: _Obj) -> frozenset[str]:
+    raw = obj.array("keywords")
+    if not raw:
+        return _NO_KEYWORDS
     keywords = set()
     for i, value in enumerate(raw):
         if not isinstance(value, str):
-            raise InputError(f"{path}[{i}]", f"must be a string, not {_describe(value)}")
+            raise InputError(f"{obj.sub('keywords')}[{i}]",
+                             f"must be a string, not {_describe(value)}")
         keyword = normalize_keyword(value)
-        if any(keyword.startswith(k) for k in UNSUPPORTED_KEYWORDS):
-            raise InputError(f"{path}[{i}]", f"{brief_repr(value)}: banding is not supported yet")
+        if keyword.startswith(UNSUPPORTED_KEYWORDS):
+            raise InputError(f"{obj.sub('keywords')}[{i}]",
+                             f"{brief_repr(value)}: banding is not supported yet")
         keywords.add(keyword)
     return frozenset(keywords)
 
@@ -497,7 +516,7 @@ def _parse_combat(document: object) -> Combat:
     if not raw_players:
         raise InputError("players", "must list at least one player")
     for i, raw in enumerate(raw_players):
-        obj = _Obj(raw, f"players[{i}]", _PLAYER_FIELDS)
+        obj = _Obj(raw, "players", _PLAYER_FIELDS, i)
         pid = obj.id("id")
         assert pid is not None
         register(pid, obj)
@@ -518,7 +537,7 @@ def _parse_combat(document: object) -> Combat:
 
     planeswalkers: list[Planeswalker] = []
     for i, raw in enumerate(top.array("planeswalkers")):
-        obj = _Obj(raw, f"planeswalkers[{i}]", _PLANESWALKER_FIELDS)
+        obj = _Obj(raw, "planeswalkers", _PLANESWALKER_FIELDS, i)
         wid = obj.id("id")
         assert wid is not None
         register(wid, obj)
@@ -529,7 +548,7 @@ def _parse_combat(document: object) -> Combat:
                                           obj.string("name")))
     battles: list[Battle] = []
     for i, raw in enumerate(top.array("battles")):
-        obj = _Obj(raw, f"battles[{i}]", _BATTLE_FIELDS)
+        obj = _Obj(raw, "battles", _BATTLE_FIELDS, i)
         bid = obj.id("id")
         assert bid is not None
         register(bid, obj)
@@ -540,7 +559,7 @@ def _parse_combat(document: object) -> Combat:
     raw_creatures = top.array("creatures", required=True)
     parsed: list[tuple[_Obj, Creature, list[Any]]] = []
     for i, raw in enumerate(raw_creatures):
-        obj = _Obj(raw, f"creatures[{i}]", _CREATURE_FIELDS)
+        obj = _Obj(raw, "creatures", _CREATURE_FIELDS, i)
         cid = obj.id("id")
         assert cid is not None
         register(cid, obj)
@@ -551,7 +570,7 @@ def _parse_combat(document: object) -> Combat:
             toughness=obj.integer("toughness"),
             damage=obj.integer("damage", 0, minimum=0),
             value=obj.integer("value", 1),
-            keywords=_parse_keywords(obj.array("keywords"), obj.sub("keywords")),
+            keywords=_parse_keywords(obj),
             attacking=obj.id("attacking", required=False),
             blocked=obj.boolean("blocked"),
             name=obj.string("name"),
@@ -569,9 +588,9 @@ def _parse_combat(document: object) -> Combat:
             if c.blocked is not None:
                 raise InputError(obj.sub("blocked"), "only an attacking creature can be blocked")
             continue
-        path = obj.sub("attacking")
         if c.controller != active:
-            raise InputError(path, f"{c.id!r} is controlled by {c.controller!r}, not the "
+            raise InputError(obj.sub("attacking"), f"{c.id!r} is controlled by "
+                             f"{c.controller!r}, not the "
                              f"active player {active!r}; only the active player attacks")
         target = c.attacking
         if target in player_ids:
@@ -581,19 +600,30 @@ def _parse_combat(document: object) -> Combat:
         elif target in battle_by_id:
             owner = battle_by_id[target].protector
         else:
-            raise InputError(path, f"{target!r} is not a player, planeswalker or battle")
+            raise InputError(obj.sub("attacking"),
+                             f"{target!r} is not a player, planeswalker or battle")
         if owner == active:
-            raise InputError(path, f"{target!r} is the active player's own; a creature attacks "
-                             "an opponent, their planeswalker or a battle they protect")
+            raise InputError(obj.sub("attacking"), f"{target!r} is the active player's own; "
+                             "a creature attacks an opponent, their planeswalker or a "
+                             "battle they protect")
         defender[c.id] = owner
 
     creatures: list[Creature] = []
     blocked_by: dict[str, list[str]] = {}
     for obj, c, blocking in parsed:
+        if not blocking:
+            creatures.append(c)  # most creatures block nothing: keep the object as it is
+            continue
         ids: dict[str, None] = {}  # in order; a set's look-up (1,000 ids per blocker)
         for j, raw_id in enumerate(blocking):
+            aid = raw_id if type(raw_id) is str and 0 < len(raw_id) <= MAX_ID_LENGTH \
+                else check_id(raw_id, f"{obj.sub('blocking')}[{j}]")
+            if (aid in defender and aid not in ids and c.attacking is None
+                    and c.controller != active and defender[aid] == c.controller):
+                ids[aid] = None  # the common case, checked without building the path
+                blocked_by.setdefault(aid, []).append(c.id)
+                continue
             path = f"{obj.sub('blocking')}[{j}]"
-            aid = check_id(raw_id, path)
             if aid not in defender:
                 raise InputError(path, f"{aid!r} is not an attacking creature")
             if aid in ids:
@@ -603,12 +633,9 @@ def _parse_combat(document: object) -> Combat:
             if c.controller == active:
                 raise InputError(path, f"{c.id!r} is controlled by the active player and "
                                  f"cannot block its controller's creature {aid!r}")
-            if defender[aid] != c.controller:
-                raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
-                                 f"control or protect, so {c.controller!r}'s creature cannot "
-                                 "block it (509.1a)")
-            ids[aid] = None
-            blocked_by.setdefault(aid, []).append(c.id)
+            raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
+                             f"control or protect, so {c.controller!r}'s creature cannot "
+                             "block it (509.1a)")
         creatures.append(Creature(c.id, c.controller, c.power, c.toughness, c.damage, c.value,
                                   c.keywords, c.attacking, c.blocked, tuple(ids), c.name))
     for obj, c, _ in parsed:

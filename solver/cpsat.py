@@ -6,10 +6,11 @@ The only module that imports OR-Tools. Every constraint family reads the legal s
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import floor, prod
+from math import floor, inf, prod
 from typing import Literal
 
 from ortools.sat.python import cp_model
@@ -44,6 +45,17 @@ PORTFOLIO_WORKERS = 8
 machine, so that every machine gives the same answer)."""
 
 
+_local = threading.local()
+
+
+def _solver() -> cp_model.CpSolver:
+    """This thread's solver: making one costs about a millisecond, more than many solves."""
+    solver = getattr(_local, "solver", None)
+    if solver is None:
+        solver = _local.solver = cp_model.CpSolver()
+    return solver
+
+
 def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
          best: Amounts | None,
          deadline: float | None) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
@@ -52,22 +64,18 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     interleaved in a fixed order. Only a wall-clock ``deadline`` can make the outcome
     depend on the machine."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
-    solver = cp_model.CpSolver()
+    solver = _solver()
     for phase in (1, 2):
         remaining = None if deadline is None else deadline - time.perf_counter()
         if phase == 2 and remaining is not None and remaining <= 0:
             break
-        solver = cp_model.CpSolver()
+        # Every parameter that changes is set each time: the solver is reused.
         params = solver.parameters
         params.random_seed = 0
-        if phase == 1:
-            params.num_workers = 1
-            params.max_deterministic_time = QUICK_DETERMINISTIC_TIME
-        else:
-            params.num_workers = PORTFOLIO_WORKERS
-            params.interleave_search = True
-        if remaining is not None:
-            params.max_time_in_seconds = max(remaining, 0.001)
+        params.num_workers = 1 if phase == 1 else PORTFOLIO_WORKERS
+        params.interleave_search = phase == 2
+        params.max_deterministic_time = QUICK_DETERMINISTIC_TIME if phase == 1 else inf
+        params.max_time_in_seconds = inf if remaining is None else max(remaining, 0.001)
         model.clear_hints()  # type: ignore[no-untyped-call]
         if best is not None:
             for pair, var in x.items():

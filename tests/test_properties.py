@@ -26,7 +26,7 @@ from strategies import combats, contests, lone_sources, pileups, proposals
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 COMBATS = st.one_of(combats(), combats(rich=True), pileups())
-PROPERTY = settings(max_examples=600, deadline=None,
+PROPERTY = settings(max_examples=400, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -162,7 +162,7 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
 ALL_TERMS = brute.default_objective("attackers")
 
 
-@settings(max_examples=1500, deadline=None,
+@settings(max_examples=800, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(doc=lone_sources(), side=SIDES, data=st.data())
 def test_lone_source_optimum(doc: dict, side: str, data: st.DataObject) -> None:
@@ -177,7 +177,7 @@ def test_lone_source_optimum(doc: dict, side: str, data: st.DataObject) -> None:
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
 
 
-@settings(max_examples=800, deadline=None,
+@settings(max_examples=500, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(doc=contests(), data=st.data())
 def test_parts_coupled_only_by_thresholds(doc: dict, data: st.DataObject) -> None:

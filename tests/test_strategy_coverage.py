@@ -17,7 +17,7 @@ from strategies import combats
 Doc = dict
 
 # The same examples every run (derandomize): the property tests draw at least as many.
-SETTINGS = settings(max_examples=1000, database=None, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=600, database=None, deadline=None, derandomize=True,
                     suppress_health_check=list(HealthCheck))
 
 
