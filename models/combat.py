@@ -38,6 +38,10 @@ MAX_MAGNITUDE = 2**40
 MAX_OBJECTS = 20_000
 MAX_BLOCKS_PER_CREATURE = 1_000
 MAX_ID_LENGTH = 200
+MAX_TEXT_LENGTH = 1_000
+"""Names and keywords."""
+MAX_BLOCKS = 100_000
+"""Blocks in one document, all creatures together."""
 
 _SEPARATORS = re.compile(r"[\s_\-]+")
 
@@ -429,6 +433,8 @@ class _Obj:
             return None
         if not isinstance(value, str):
             raise InputError(self.sub(key), f"must be a string, not {_describe(value)}")
+        if len(value) > MAX_TEXT_LENGTH:
+            raise InputError(self.sub(key), f"is longer than {MAX_TEXT_LENGTH} characters")
         return value
 
     def array(self, key: str, *, required: bool = False, limit: int = MAX_OBJECTS) -> list[Any]:
@@ -489,6 +495,9 @@ def _parse_keywords(obj: _Obj) -> frozenset[str]:
         if not isinstance(value, str):
             raise InputError(f"{obj.sub('keywords')}[{i}]",
                              f"must be a string, not {_describe(value)}")
+        if len(value) > MAX_TEXT_LENGTH:
+            raise InputError(f"{obj.sub('keywords')}[{i}]",
+                             f"is longer than {MAX_TEXT_LENGTH} characters")
         keyword = normalize_keyword(value)
         if keyword.startswith(UNSUPPORTED_KEYWORDS):
             raise InputError(f"{obj.sub('keywords')}[{i}]",
@@ -558,6 +567,7 @@ def _parse_combat(document: object) -> Combat:
 
     raw_creatures = top.array("creatures", required=True)
     parsed: list[tuple[_Obj, Creature, list[Any]]] = []
+    blocks = 0
     for i, raw in enumerate(raw_creatures):
         obj = _Obj(raw, "creatures", _CREATURE_FIELDS, i)
         cid = obj.id("id")
@@ -576,6 +586,10 @@ def _parse_combat(document: object) -> Combat:
             name=obj.string("name"),
         )
         blocking = obj.array("blocking", limit=MAX_BLOCKS_PER_CREATURE)
+        blocks += len(blocking)
+        if blocks > MAX_BLOCKS:
+            raise InputError(obj.sub("blocking"), f"the document has more than {MAX_BLOCKS:,} "
+                             "blocks in all, the limit")
         parsed.append((obj, creature, blocking))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from trample.models.combat import Combat, check_int
+from trample.models.combat import Combat, brief_repr, check_int
 from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import parse_assignment, to_entries
 from trample.solver.counting import Census
@@ -85,8 +85,8 @@ def parse_side(raw: object, path: str = "side") -> Side:
     """``attackers`` (default) or ``blockers``."""
     if raw is None:
         return "attackers"
-    if raw not in SIDES:
-        raise InputError(path, f"must be 'attackers' or 'blockers', not {raw!r}")
+    if not isinstance(raw, str) or raw not in SIDES:
+        raise InputError(path, f"must be 'attackers' or 'blockers', not {brief_repr(raw)}")
     return "attackers" if raw == "attackers" else "blockers"
 
 
@@ -102,9 +102,18 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
 
 
 def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
-    """Parse the document and derive the legal space for the requested side."""
+    """Parse the document and derive the legal space for the requested side.
+
+    Request fields the document carries are checked whichever command reads it, so a
+    malformed ``objective`` or ``time_limit`` is refused by ``count`` as by ``solve``.
+    """
     combat = Combat.from_json(document)
-    return legal_space(combat, parse_side(_field(document, "side", side)))
+    space = legal_space(combat, parse_side(_field(document, "side", side)))
+    if document.get("objective") is not None:
+        parse_objective(document["objective"], space.side)
+    if document.get("time_limit") is not None:
+        parse_time_limit(document["time_limit"])
+    return space
 
 
 def solve(document: Mapping[str, Any], *, side: str | None = None,

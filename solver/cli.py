@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
+from trample.models.combat import brief_repr
 from trample.models.errors import InputError, InternalError, TrampleError
 
 EXIT_OK, EXIT_ILLEGAL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+MAX_DOCUMENT_BYTES = 64 * 2**20
+"""The largest document (or assignment, or game state) read from a file or stdin."""
 
 
 class _Usage(Exception):
@@ -32,20 +34,25 @@ class _Parser(argparse.ArgumentParser):
 def _read_json(path: str, what: str) -> Any:
     from trample.solver.serve import decode
 
+    name = "standard input" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read(MAX_DOCUMENT_BYTES + 1)
         else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            with open(path, "rb") as f:
+                data = f.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as exc:
         raise _Usage(f"{what} {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise _Usage(f"{what} {name}: larger than {MAX_DOCUMENT_BYTES // 2**20} MiB, the "
+                     "limit for one document")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Usage(f"{what} {path}: not UTF-8 text") from None
+        raise _Usage(f"{what} {name}: not UTF-8 text") from None
     try:
         return decode(text)
     except (ValueError, RecursionError) as exc:
-        name = "standard input" if path == "-" else path
         raise _Usage(f"{what} {name}: not valid JSON: {exc}") from None
 
 
@@ -61,13 +68,23 @@ def _read_json_or_text(arg: str, what: str) -> Any:
     return _read_json(arg, what)
 
 
+def _encode(obj: Any) -> str:
+    from trample.solver.serve import encode
+
+    try:
+        return encode(obj)
+    except ValueError:
+        raise _Usage("the answer holds an integer of more than 100,000 digits: refused rather "
+                     "than written out") from None
+
+
 def _emit(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.write(_encode(obj) + "\n")
 
 
 def _emit_lines(items: Iterable[Any]) -> None:
     for item in items:
-        sys.stdout.write(json.dumps(item) + "\n")
+        sys.stdout.write(_encode(item) + "\n")
         sys.stdout.flush()
 
 
@@ -249,6 +266,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug: one line and a saved report, never a traceback
+        from trample.solver.api import save_bug_report
+
+        where = save_bug_report("command line", None, {"argv": list(argv or sys.argv[1:])},
+                                exc)
+        print(f"trample: internal error: {type(exc).__name__}: {brief_repr(str(exc))}; "
+              f"saved in {where} for a bug report", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -194,14 +194,16 @@ class PartSpace:
         local = [r for r in s.recipients if r.id not in self.index]
         gated = [r for r in s.recipients if r.gated]
         # Each item recipient: an exact amount below the threshold t, or "at least t".
-        options: list[list[int | None]] = []
+        thresholds = []
         for r in shared:
             progress, _ = state[self.index[r.id]]
             cap = self.cap[self.index[r.id]]
-            t = 1 if (s.deathtouch and r.kind == "creature") else max(cap - progress, 1)
-            options.append([*range(t), None])
+            thresholds.append(1 if (s.deathtouch and r.kind == "creature")
+                              else max(cap - progress, 1))
         free_gated = [r for r in gated if r.id not in self.index]
-        self._charge(prod(len(o) for o in options) << len(free_gated))
+        # Charged before anything is built: a threshold can be as large as 2^40.
+        self._charge(prod(t + 1 for t in thresholds) << len(free_gated))
+        options: list[list[int | None]] = [[*range(t), None] for t in thresholds]
         moves: list[Move] = []
         for choice in _product(options):
             exact = [(r.id, a) for r, a in zip(shared, choice, strict=True) if a is not None]

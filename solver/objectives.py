@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from trample.models.combat import Combat
+from trample.models.combat import Combat, brief_repr
 from trample.models.errors import InputError
 from trample.solver.rules import LegalSpace, Side
 
@@ -35,7 +35,8 @@ def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[s
     for i, term in enumerate(terms):
         where = f"{path}[{i}]"
         if term not in TERMS:
-            raise InputError(where, f"unknown term {term!r} (terms: {', '.join(TERMS)})")
+            raise InputError(where, f"unknown term {brief_repr(term)} (terms: "
+                             f"{', '.join(TERMS)})")
         if side != "attackers" and term not in BOTH_SIDES:
             raise InputError(where, f"{term!r} applies to side 'attackers' only")
         if term in seen:

@@ -27,7 +27,6 @@ already answered.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import os
 import signal
@@ -119,13 +118,13 @@ def answer_line(line: bytes | str, number: int) -> str:
             found = serve.respond(text)  # the parse error, worded as serve words it
         else:
             if isinstance(decoded, dict):
-                # serve.respond on an object is handle() then json.dumps: decode only once.
+                # serve.respond on an object is handle() then encode: decode only once.
                 reply = answer(decoded, number)
-                found = None if reply is None else json.dumps(reply)
+                found = None if reply is None else serve.encode_answer(reply)
             else:
                 found = serve.respond(text)
     except Exception as exc:  # a bug must not end the batch
-        return json.dumps(_internal(exc, None))
+        return serve.encode_answer(_internal(exc, None))
     return NOTHING_OWED if found is None else found
 
 

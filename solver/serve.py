@@ -29,7 +29,9 @@ digits: past Python's default of 4,300, and short of a conversion that takes sec
 
 SERVE_ENUMERATE_LIMIT = 10_000
 """``enumerate`` answers at most this many assignments unless ``limit`` says otherwise."""
-MAX_ENUMERATE = 1_000_000
+MAX_ENUMERATE = 100_000
+MAX_LINE_BYTES = 16 * 2**20
+"""The longest request line read; a longer one is skipped unread and answered -32700."""
 MAX_SAMPLES = 100_000
 
 
@@ -180,7 +182,8 @@ def encode(obj: Any) -> str:
         sys.set_int_max_str_digits(limit)
 
 
-def _encode_answer(answer: dict[str, Any]) -> str:
+def encode_answer(answer: dict[str, Any]) -> str:
+    """A response as one line: :func:`encode`, or an error for an over-long integer."""
     try:
         return encode(answer)
     except ValueError:
@@ -203,10 +206,10 @@ def respond(line: str | bytes) -> str | None:
     if isinstance(request, list):
         if not request:
             return json.dumps(_error(INVALID_REQUEST, "an empty batch is not a request"))
-        answers = [_encode_answer(a) for a in (handle(r) for r in request) if a is not None]
+        answers = [encode_answer(a) for a in (handle(r) for r in request) if a is not None]
         return f"[{', '.join(answers)}]" if answers else None
     answer = handle(request)
-    return None if answer is None else _encode_answer(answer)
+    return None if answer is None else encode_answer(answer)
 
 
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
@@ -218,7 +221,16 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
     try:
-        while line := source.readline():
+        while line := source.readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES and line[-1:] not in (b"\n", "\n"):
+                while rest := source.readline(MAX_LINE_BYTES):  # skip the rest unread
+                    if rest[-1:] in (b"\n", "\n"):
+                        break
+                refusal = encode(_error(PARSE_ERROR, f"line longer than {MAX_LINE_BYTES:,} "
+                                        "bytes: refused unread"))
+                sink.write(refusal + "\n")
+                sink.flush()
+                continue
             if not line.strip():
                 continue
             answer = respond(line)

@@ -96,3 +96,19 @@ def test_errors_and_the_server_keeps_serving() -> None:
 def test_end_of_input_ends_the_server() -> None:
     answers, result = serve([])
     assert answers == [] and result.returncode == 0
+
+
+def test_an_over_long_line_is_refused_unread_and_serving_goes_on() -> None:
+    import io
+
+    from trample.solver import serve as engine
+
+    big = b'{"jsonrpc": "2.0", "method": "count", "params": {"pad": "' \
+        + b"x" * (engine.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'
+    ok = json.dumps({"jsonrpc": "2.0", "method": "count", "id": 2,
+                     "params": {"combat": SPEC_EXAMPLE}}).encode() + b"\n"
+    out = io.StringIO()
+    assert engine.serve(io.BytesIO(big + ok), out) == 0
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["error"]["code"] == -32700 and "longer than" in first["error"]["message"]
+    assert second == {"jsonrpc": "2.0", "result": {"count": 3}, "id": 2}
