@@ -19,11 +19,8 @@ Bad input raises :class:`~trample.models.errors.InputError` naming the field.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import random
-import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,6 +50,10 @@ BUG_DIR_VARIABLE = "TRAMPLE_BUG_DIR"
 def save_bug_report(method: str, document: object, options: Mapping[str, Any],
                     error: BaseException) -> Path:
     """Save a request that made trample fail its own check, for a bug report."""
+    import hashlib
+    import json
+    import tempfile
+
     folder = Path(os.environ.get(BUG_DIR_VARIABLE) or
                   Path(tempfile.gettempdir()) / "trample-bugs")
     folder.mkdir(parents=True, exist_ok=True)

@@ -187,7 +187,7 @@ def run(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         raise _Usage("trample: a COMMAND is required (solve, validate, count, enumerate, "
-                     "sample, serve, demo; see --help)")
+                     "sample, serve, batch, apply, demo; see --help)")
     if args.command == "serve":
         from trample.solver.serve import serve
 

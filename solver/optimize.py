@@ -30,7 +30,7 @@ from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
 from trample.solver.objectives import evaluate, scoring, threshold_targets
-from trample.solver.rules import LegalSpace, Part
+from trample.solver.rules import LegalSpace, Part, components
 from trample.solver.validate import violations
 
 SMALL_GROUP = 64
@@ -68,22 +68,10 @@ def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, .
 
 def groups(space: LegalSpace, terms: Sequence[str]) -> list[list[Part]]:
     """Parts joined by the contested targets of ``terms`` (the coarsest safe grouping)."""
-    parts = list(space.parts)
-    parent = list(range(len(parts)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for members in contested(space, terms).values():
-        for i in members[1:]:
-            parent[find(i)] = find(members[0])
-    out: dict[int, list[Part]] = {}
-    for i, part in enumerate(parts):
-        out.setdefault(find(i), []).append(part)
-    return list(out.values())
+    parts = space.parts
+    links = [(members[0], i) for members in contested(space, terms).values()
+             for i in members[1:]]
+    return [[parts[i] for i in members] for members in components(len(parts), links)]
 
 
 def _key(space: LegalSpace, amounts: Amounts, terms: Sequence[str],

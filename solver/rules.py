@@ -10,7 +10,7 @@ structure; none of them re-derives a rule.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -202,30 +202,17 @@ class LegalSpace:
         """Independent parts: sources coupled through a shared creature recipient, or a
         planeswalker whose loyalty gates trample over planeswalkers (702.19c)."""
         active = [s for s in self.sources if s.assigns]
-        parent = list(range(len(active)))
-
-        def find(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
+        links: list[tuple[int, int]] = []
         owner: dict[str, int] = {}
         for i, s in enumerate(active):
             for r in s.recipients:
                 couples = r.kind == "creature" or (
                     r.kind == "planeswalker" and r.id in self.gating_planeswalkers)
-                if not couples:
-                    continue
-                if r.id in owner:
-                    parent[find(i)] = find(owner[r.id])
-                else:
-                    owner[r.id] = i
-        groups: dict[int, list[Source]] = {}
-        for i, s in enumerate(active):
-            groups.setdefault(find(i), []).append(s)
+                if couples:
+                    links.append((owner.setdefault(r.id, i), i))
+        groups = [[active[i] for i in members] for members in components(len(active), links)]
         parts = []
-        for members in groups.values():
+        for members in groups:
             # Every sender of a creature or gating planeswalker is in the same part, so
             # "shared within the part" is "sent to by several sources".
             counts: dict[str, int] = {}
@@ -239,6 +226,25 @@ class LegalSpace:
                 tuple(t for t in shared if t in self.gating_planeswalkers),
             ))
         return tuple(parts)
+
+
+def components(count: int, links: Iterable[tuple[int, int]]) -> list[list[int]]:
+    """The connected components of ``count`` items joined by ``links`` (union-find), each
+    in item order, ordered by their first item."""
+    parent = list(range(count))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in links:
+        parent[find(a)] = find(b)
+    out: dict[int, list[int]] = {}
+    for i in range(count):
+        out.setdefault(find(i), []).append(i)
+    return sorted(out.values(), key=lambda members: members[0])
 
 
 def assigns_in_step(creature: Creature, step: Step) -> bool:
