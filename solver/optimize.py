@@ -29,7 +29,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.objectives import evaluate, scoring, threshold_targets
+from trample.solver.objectives import evaluate, scoring
 from trample.solver.rules import LegalSpace, Part, components
 from trample.solver.validate import violations
 
@@ -57,13 +57,23 @@ class Solution:
 
 def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """Targets of a threshold term in ``terms`` that several parts reach: target id ->
-    the indices (in ``space.parts``) of the parts that reach it."""
-    counted = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+    the indices (in ``space.parts``) of the parts that reach it. (A target already at its
+    threshold counts whatever is assigned, so it never needs the parts together.)"""
+    if len(space.parts) < 2:
+        return {}
+    counted = _thresholds(space, terms)
     reach: dict[str, list[int]] = {}
     for i, part in enumerate(space.parts):
         for target in {r.id for s in part.sources for r in s.recipients if r.id in counted}:
             reach.setdefault(target, []).append(i)
     return {t: tuple(parts) for t, parts in reach.items() if len(parts) > 1}
+
+
+def _thresholds(space: LegalSpace, terms: Sequence[str]) -> dict[str, int]:
+    """Every target a threshold term of ``terms`` counts and a source can reach, with the
+    damage it needs (only those still above 0)."""
+    score = scoring(space)
+    return {t: n for term in terms for t, n in score.thresholds.get(term, {}).items()}
 
 
 def groups(space: LegalSpace, terms: Sequence[str]) -> list[list[Part]]:
@@ -179,7 +189,7 @@ def solve(space: LegalSpace, terms: Sequence[str],
     if disputed:
         together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
         received = space.received(together)
-        need = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+        need = _thresholds(space, terms)
         reachable = {t: sum(s.power for s in space.senders.get(t, ())) for t in disputed}
         open_targets = {t for t in disputed if received.get(t, 0) < need[t] <= reachable[t]}
         for t in sorted(open_targets):
@@ -212,9 +222,9 @@ def solve(space: LegalSpace, terms: Sequence[str],
     bound = [objective[t] + sum(g[i] for g in open_gaps) for i, t in enumerate(terms)]
     if disputed:
         received = space.received(result)
-        need = {t.id: t.need for term in terms for t in threshold_targets(space.combat, term)}
+        need = _thresholds(space, terms)
         for i, term in enumerate(terms):
-            targets = {t.id for t in threshold_targets(space.combat, term)}
+            targets = set(scoring(space).thresholds.get(term, {}))
             bound[i] += sum(1 for t in disputed if t in targets and received.get(t, 0) < need[t])
     return Solution("feasible", result, objective, dict(zip(terms, bound, strict=True)))
 
