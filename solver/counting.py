@@ -239,9 +239,7 @@ class PartSpace:
                 if wall in self.index:
                     required.add(self.index[wall])
                 else:
-                    need = combat.creature(wall).lethal_need
-                    if need > 0:
-                        lower[wall] = max(lower[wall], 1 if s.deathtouch else need)
+                    lower[wall] = max(lower[wall], self.space.lethal_from(s, wall))
             walker = r.requires_loyalty
             if walker is not None:
                 if walker in self.index:

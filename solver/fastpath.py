@@ -61,14 +61,10 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                exclude: frozenset[str] = frozenset()) -> Amounts | None:
     """The first best legal split of a source that shares no recipient (None: the
     knapsack would be too large; use CP-SAT)."""
-    combat = space.combat
     walls = [r.id for r in source.recipients if r.kind == "creature"]
     others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power
-    need = {}
-    for w in walls:
-        n = combat.creature(w).lethal_need
-        need[w] = 0 if n <= 0 else (1 if source.deathtouch else n)
+    need = {w: space.lethal_from(source, w) for w in walls}
     candidates: list[Amounts] = []
 
     # Holding: the best set of blockers to kill, nothing past them.

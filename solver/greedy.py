@@ -52,7 +52,7 @@ def greedy(space: LegalSpace, sources: Iterable[Source] | None = None,
             if r.kind == "creature":
                 if space.is_lethally_assigned(r.id, received, frozenset(touched)):
                     continue
-                cap = 1 if s.deathtouch else combat.creature(r.id).lethal_need - received[r.id]
+                cap = space.lethal_from(s, r.id, received[r.id])
             elif r.kind == "planeswalker" and any(q.requires_loyalty == r.id for q in recipients):
                 cap = combat.planeswalker(r.id).loyalty - received[r.id]
             else:

@@ -189,6 +189,15 @@ class LegalSpace:
         need = self.combat.creature(creature_id).lethal_need
         return received.get(creature_id, 0) >= need or creature_id in deathtouched
 
+    def lethal_from(self, source: Source, creature_id: str, already: int = 0) -> int:
+        """Damage ``source`` alone must still assign to ``creature_id`` for it to be
+        lethally assigned, ``already`` being assigned by others: 0 when it is, 1 with
+        deathtouch (702.2c), else what is left of its toughness (510.1e)."""
+        need = self.combat.creature(creature_id).lethal_need - already
+        if need <= 0:
+            return 0
+        return 1 if source.deathtouch else need
+
     def is_loyalty_assigned(self, walker_id: str, received: Mapping[str, int]) -> bool:
         """702.19c: damage assigned to the planeswalker reaches its loyalty."""
         return received.get(walker_id, 0) >= self.combat.planeswalker(walker_id).loyalty
