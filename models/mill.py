@@ -65,24 +65,26 @@ def mill(state: GameState, player: str, count: int, *, into: str = "graveyard") 
     return state, events
 
 
+def _mill_exactly(state: GameState, player: str, count: int, into: str,
+                  doing: str) -> Transition:
+    """Mill exactly ``count``: a cost or a choice can't mill more than the library holds."""
+    if not can_mill(state, player, count):
+        raise IllegalActionError(
+            f"{player} can't {doing} {count} cards with "
+            f"{len(state.player(player).library)} in their library (701.17b)")
+    return mill(state, player, count, into=into)
+
+
 def pay_mill_cost(state: GameState, player: str, count: int, *,
                   into: str = "graveyard") -> Transition:
     """Pay a cost of milling ``count`` cards; IllegalActionError if the library holds fewer."""
-    if not can_mill(state, player, count):
-        raise IllegalActionError(
-            f"{player} can't pay a cost to mill {count} cards with "
-            f"{len(state.player(player).library)} in their library (701.17b)")
-    return mill(state, player, count, into=into)
+    return _mill_exactly(state, player, count, into, "pay a cost to mill")
 
 
 def choose_to_mill(state: GameState, player: str, count: int, *,
                    into: str = "graveyard") -> Transition:
     """Choose to mill ``count`` cards; IllegalActionError if the library holds fewer."""
-    if not can_mill(state, player, count):
-        raise IllegalActionError(
-            f"{player} can't choose to mill {count} cards with "
-            f"{len(state.player(player).library)} in their library (701.17b)")
-    return mill(state, player, count, into=into)
+    return _mill_exactly(state, player, count, into, "choose to mill")
 
 
 def milled_cards(state: GameState, event: Milled) -> tuple[CardObject, ...]:

@@ -418,13 +418,7 @@ def _card_object_json(obj: CardObject) -> dict[str, Any]:
 
 def state_to_json(state: GameState) -> dict[str, Any]:
     """The JSON of a state; ``state_from_json`` of it gives back an equal state."""
-    used: dict[str, Card] = {}
-    for p in state.players:
-        for zone in ZONES:
-            for obj in p.zone(zone):
-                used[obj.card.name] = obj.card
-    for perm in state.battlefield:
-        used[perm.card.name] = perm.card
+    used = _cards_in(state)
     bundled = bundled_cards()
     custom = [card.to_json() for name, card in sorted(used.items())
               if bundled.get(name) != card]
@@ -522,15 +516,16 @@ def _combat_damage(state: GameState, a: Mapping[str, Any],
     return run_combat_damage(state, assign)
 
 
+def _cards_in(state: GameState) -> dict[str, Card]:
+    """Every card of the state (in a zone or on the battlefield), by name."""
+    cards = {obj.card.name: obj.card for p in state.players for zone in ZONES
+             for obj in p.zone(zone)}
+    cards.update((perm.card.name, perm.card) for perm in state.battlefield)
+    return cards
+
+
 def _cards_for(state: GameState) -> _Cards:
-    custom: dict[str, Card] = {}
-    for p in state.players:
-        for zone in ZONES:
-            for obj in p.zone(zone):
-                custom[obj.card.name] = obj.card
-    for perm in state.battlefield:
-        custom[perm.card.name] = perm.card
-    return _Cards(custom)
+    return _Cards(_cards_in(state))
 
 
 ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
