@@ -385,6 +385,44 @@ def contests(draw) -> dict:
     return doc
 
 
+@st.composite
+def token_swarms(draw) -> dict:
+    """One to three attackers, several of them alike, blocked by tokens of one or two
+    kinds, some tokens blocking several attackers: many creatures that can trade places
+    (the CP-SAT model breaks that symmetry), on either side."""
+    kind = st.fixed_dictionaries({"power": st.integers(0, 2), "toughness": st.integers(1, 3),
+                                  "damage": st.integers(0, 1),
+                                  "value": st.sampled_from([1, 1, 2, -1]),
+                                  "keywords": st.lists(st.sampled_from(["deathtouch",
+                                                                        "indestructible"]),
+                                                       max_size=1)})
+    kinds = draw(st.lists(kind, min_size=1, max_size=2))
+    attacker = st.fixed_dictionaries({
+        "power": st.integers(0, 5), "toughness": st.integers(1, 3),
+        "damage": st.integers(0, 1), "value": st.integers(-1, 3),
+        "keywords": st.lists(st.sampled_from(["trample", "trample", "deathtouch",
+                                              "trample over planeswalkers"]),
+                             max_size=2, unique=True),
+        "attacking": st.sampled_from(["d", "d", "pw"])})
+    templates = draw(st.lists(attacker, min_size=1, max_size=2))
+    creatures = [{"id": f"a{i}", "controller": "a", **draw(st.sampled_from(templates))}
+                 for i in range(draw(st.sampled_from([1, 2, 3, 3])))]
+    ids = [c["id"] for c in creatures]
+    groupings = draw(st.lists(st.lists(st.sampled_from(ids), min_size=1, max_size=3,
+                                       unique=True).map(sorted), min_size=1, max_size=2))
+    for j in range(draw(st.integers(2, 5))):
+        creatures.append({"id": f"t{j}", "controller": "d", **draw(st.sampled_from(kinds)),
+                          "blocking": draw(st.sampled_from(groupings))})
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": draw(st.integers(1, 9))}],
+           "creatures": creatures,
+           "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": draw(st.integers(1, 5))}],
+           "battles": [], "step": "regular"}
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    assume(split_count(doc, "blockers") <= SPLIT_BUDGET)
+    return doc
+
+
 # ---------------------------------------------------------------------------
 # Candidate assignments
 # ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from trample.solver.counting import Census
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, contests, lone_sources, pileups, proposals
+from strategies import combats, contests, lone_sources, pileups, proposals, token_swarms
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 COMBATS = st.one_of(combats(), combats(rich=True), pileups())
@@ -157,6 +157,26 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
             amounts.update(result.amounts)
     assert brute.is_legal(doc, side, amounts)
     assert brute.objective(doc, side, amounts, terms) == brute.optimum(doc, side, terms)
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=token_swarms(), side=SIDES)
+def test_symmetry_breaking_keeps_an_optimum(doc: dict, side: str) -> None:
+    """Interchangeable tokens and attackers: the CP-SAT model, with the symmetry between
+    them broken, on all sources at once, reaches the oracle's optimum; so does ``solve``."""
+    from trample.solver.cpsat import solve_group
+
+    space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
+    terms = brute.default_objective(side)
+    best = brute.optimum(doc, side, terms)
+    result = solve_group(space, [s for s in space.sources if s.assigns], terms)
+    assert result.status == "optimal"
+    assert brute.is_legal(doc, side, result.amounts)
+    assert brute.objective(doc, side, result.amounts, terms) == best
+    answer = api.solve(doc, side=side)
+    assert brute.is_legal(doc, side, as_amounts(answer["assignment"]))
+    assert tuple(answer["objective"].values()) == best
 
 
 ALL_TERMS = brute.default_objective("attackers")

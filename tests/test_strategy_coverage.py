@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import brute
-from strategies import combats
+from strategies import combats, token_swarms
 
 Doc = dict
 
@@ -94,3 +94,25 @@ def test_every_feature_is_generated() -> None:
 
     collect()
     assert sorted(set(FEATURES) - seen) == []
+
+
+def test_token_swarms_hold_interchangeable_creatures_on_both_sides() -> None:
+    """The symmetry-breaking property test sees classes of interchangeable creatures,
+    among blockers (attackers' side) and among attackers (blockers' side)."""
+    from trample.models.combat import Combat
+    from trample.solver.cpsat import identical_creatures
+    from trample.solver.rules import legal_space
+
+    seen = {"attackers": 0, "blockers": 0}
+
+    @settings(max_examples=200, database=None, deadline=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(token_swarms())
+    def collect(doc: Doc) -> None:
+        for side in seen:
+            space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
+            if identical_creatures(space, [s for s in space.sources if s.assigns]):
+                seen[side] += 1
+
+    collect()
+    assert seen["attackers"] >= 100 and seen["blockers"] >= 30, seen
