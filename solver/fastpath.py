@@ -99,6 +99,8 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                         amounts[(source.id, target)] = amount
                 candidates.append(amounts)
 
+    if len(candidates) == 1:
+        return candidates[0]
     best: Amounts | None = None
     best_key: tuple[int, ...] | None = None
     for amounts in candidates:

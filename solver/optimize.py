@@ -18,8 +18,11 @@ anything else by the lexicographic CP-SAT model (:mod:`trample.solver.cpsat`).
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from math import comb
 from typing import Literal
@@ -39,6 +42,8 @@ SMALL_WORK = 5_000
 """Work allowed to build the exact structure that lists a small group's assignments."""
 SMALL_BOUND = 50_000
 """Groups with more unconstrained splits than this are not even looked at."""
+
+THREADS_VARIABLE = "TRAMPLE_THREADS"
 
 Status = Literal["optimal", "feasible"]
 
@@ -133,25 +138,104 @@ def _by_inspection(space: LegalSpace, group: Sequence[Part], terms: Sequence[str
     return best_of(space, candidates(), terms, exclude)
 
 
-def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                exclude: frozenset[str], deadline: float | None
-                ) -> tuple[tuple[int, ...] | None, Amounts]:
-    """The group's best assignment found, and ``None`` if it is proved optimal, else how
-    much each term could still gain (a lexicographic upper bound on the improvement)."""
+GroupAnswer = tuple[tuple[int, ...] | None, Amounts]
+"""A group's best assignment found, with ``None`` if it is proved optimal, else how much
+each term could still gain (a lexicographic upper bound on the improvement)."""
+
+
+def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
+                    exclude: frozenset[str]) -> Amounts | None:
+    """The group's optimum when an exact method without search applies, else None."""
     sources = [s for part in group for s in part.sources]
     if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
-        return None, {(s.id, s.recipients[0].id): s.power for s in sources}
+        return {(s.id, s.recipients[0].id): s.power for s in sources}
     if len(sources) == 1:
         found = solve_lone(space, sources[0], terms, exclude)
         if found is not None:
-            return None, found
-    found = _by_inspection(space, group, terms, exclude)
-    if found is not None:
-        return None, found
+            return found
+    return _by_inspection(space, group, terms, exclude)
+
+
+def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
+            exclude: frozenset[str], deadline: float | None) -> GroupAnswer:
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
+    sources = [s for part in group for s in part.sources]
     result = cpsat(space, sources, terms, deadline, exclude, hint=greedy(space, sources))
     return (None if result.status == "optimal" else result.gap), result.amounts
+
+
+def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
+                exclude: frozenset[str], deadline: float | None) -> GroupAnswer:
+    """The group's best assignment found, by the cheapest exact method that applies."""
+    found = _without_search(space, group, terms, exclude)
+    if found is not None:
+        return None, found
+    return _search(space, group, terms, exclude, deadline)
+
+
+def threads() -> int:
+    """How many groups are searched at once: ``$TRAMPLE_THREADS``, else the CPUs this
+    process may use."""
+    raw = os.environ.get(THREADS_VARIABLE, "")
+    if raw.strip().isdigit() and int(raw) > 0:
+        return int(raw)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _forget_pool() -> None:
+    """In a forked child the pool's threads do not exist: start afresh."""
+    global _pool, _pool_size, _pool_lock
+    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
+def _executor(size: int) -> ThreadPoolExecutor:
+    """A pool of ``size`` threads, kept between calls (starting threads costs more than
+    many small solves)."""
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size != size:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="trample")
+            _pool_size = size
+        return _pool
+
+
+def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Sequence[str],
+                 exclude: frozenset[str], deadline: float | None) -> list[GroupAnswer]:
+    """:func:`solve_group` for each of ``groups`` (independent of each other). Those that
+    need a search run on a thread each, up to :func:`threads` at once: CP-SAT releases
+    the interpreter while it searches. Each search is deterministic on its own, so the
+    answers do not depend on how the threads interleave."""
+    answers: list[GroupAnswer | None] = []
+    hard: list[int] = []
+    for i, group in enumerate(groups):
+        found = _without_search(space, group, terms, exclude)
+        answers.append(None if found is None else (None, found))
+        if found is None:
+            hard.append(i)
+    size = min(threads(), len(hard)) if len(hard) > 1 else len(hard)
+    if size <= 1:
+        for i in hard:
+            answers[i] = _search(space, groups[i], terms, exclude, deadline)
+    else:
+        scoring(space)  # shared by every search: computed once, before the threads start
+        futures = {i: _executor(size).submit(_search, space, groups[i], terms, exclude,
+                                             deadline) for i in hard}
+        for i, future in futures.items():
+            answers[i] = future.result()
+    return [a for a in answers if a is not None]
 
 
 _DAMAGE_TERM = {"player": "player_damage", "planeswalker": "planeswalker_damage",
@@ -180,11 +264,9 @@ def solve(space: LegalSpace, terms: Sequence[str],
     parts = space.parts
     disputed = contested(space, terms)
     exclude = frozenset(disputed)
-    gaps: list[tuple[int, ...] | None] = [None] * len(parts)
-    pieces: list[Amounts] = []
-    for i, part in enumerate(parts):
-        gaps[i], amounts = solve_group(space, [part], terms, exclude, deadline)
-        pieces.append(amounts)
+    answers = solve_groups(space, [[part] for part in parts], terms, exclude, deadline)
+    gaps: list[tuple[int, ...] | None] = [gap for gap, _ in answers]
+    pieces: list[Amounts] = [amounts for _, amounts in answers]
 
     if disputed:
         together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
@@ -199,12 +281,15 @@ def solve(space: LegalSpace, terms: Sequence[str],
             if most < need[t]:
                 open_targets.discard(t)
         position = {id(p): i for i, p in enumerate(parts)}
+        again: list[list[int]] = []
         for group_parts in groups(space, terms):
             indices = [position[id(p)] for p in group_parts]
             touched = {t for t, members in disputed.items() if set(members) & set(indices)}
-            if not touched & open_targets:
-                continue
-            gap, amounts = solve_group(space, group_parts, terms, frozenset(), deadline)
+            if touched & open_targets:
+                again.append(indices)
+        solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
+                              terms, frozenset(), deadline)
+        for indices, (gap, amounts) in zip(again, solved, strict=True):
             for i in indices:
                 pieces[i] = {}
                 gaps[i] = None
