@@ -9,6 +9,8 @@ arguments give the same document. The families:
   attacker, some attackers unblocked, a mix of trample and deathtouch;
 - :func:`shared_blockers`: two defending players; a ``share`` of the blockers block two or
   three attackers (all attacking the blocker's controller, 509.1a);
+- :func:`token_swarm`: like :func:`shared_blockers`, but the blockers are tokens of four
+  kinds, so many are interchangeable;
 - :func:`planeswalker_pileup`: attackers on a few planeswalkers (one removed from combat),
   many with trample over planeswalkers, blocked and unblocked;
 - :func:`tiny`: one attacker and one to three blockers.
@@ -119,6 +121,38 @@ def shared_blockers(attackers: int, blockers: int, share: float, seed: int) -> D
         k = rng.choice((2, 3)) if j < multi else 1
         creatures.append(_blocker(rng, f"b{j}", controller, rng.sample(pool, k)))
     lives = [_player(d, rng.randint(20, 20 + 4 * attackers)) for d in defenders]
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
+
+
+TOKENS = ((1, 1), (2, 2), (1, 1), (0, 4))
+"""The (power, toughness) of the token kinds :func:`token_swarm` draws from (1/1 twice as
+often); a token's value is its toughness."""
+
+
+def token_swarm(attackers: int, blockers: int, share: float, seed: int) -> Document:
+    """``attackers`` (70% tramplers, power 3 to 12) on two defending players, blocked by
+    ``blockers`` tokens; ``round(share * blockers)`` of them block two or three attackers
+    of their controller's attackers, the others one."""
+    rng = random.Random(seed)
+    defenders = ("dp1", "dp2")
+    creatures: list[dict[str, Any]] = []
+    by_defender: dict[str, list[str]] = {d: [] for d in defenders}
+    for i in range(attackers):
+        target = defenders[i % 2]
+        keywords = ["Trample"] if rng.random() < 0.7 else []
+        creature = _attacker(rng, f"a{i}", target, rng.randint(3, 12), keywords)
+        creatures.append(creature)
+        by_defender[target].append(creature["id"])
+    multi = round(share * blockers)
+    for j in range(blockers):
+        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
+        k = rng.choice((2, 3)) if j < multi else 1
+        power, toughness = rng.choice(TOKENS)
+        creatures.append({"id": f"t{j}", "controller": controller, "power": power,
+                          "toughness": toughness, "value": toughness,
+                          "blocking": rng.sample(by_defender[controller], k)})
+    lives = [_player(d, rng.randint(20, 20 + 2 * attackers)) for d in defenders]
     return {"format": "combat/1", "active_player": ACTIVE,
             "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
 

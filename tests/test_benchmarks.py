@@ -36,6 +36,7 @@ CASES: list[tuple[str, Any]] = [
     ("shared5", lambda seed: generators.shared_blockers(100, 300, 0.05, seed)),
     ("shared30", lambda seed: generators.shared_blockers(100, 300, 0.30, seed)),
     ("pileup", lambda seed: generators.planeswalker_pileup(200, seed)),
+    ("tokens", lambda seed: generators.token_swarm(30, 90, 0.30, seed)),
     ("tiny", lambda seed: generators.tiny(3, seed)),
 ]
 
@@ -92,6 +93,22 @@ def test_shared_blockers_share(share: float) -> None:
     # 509.1a: every attacker a blocker blocks attacks that blocker's controller.
     target = {a["id"]: a["attacking"] for a in _attackers(doc)}
     assert all(target[a] == b["controller"] for b in blockers for a in b["blocking"])
+
+
+def test_token_swarm_is_tokens_many_interchangeable() -> None:
+    from trample.solver.cpsat import identical_creatures
+
+    doc = generators.token_swarm(30, 90, 0.30, 4)
+    blockers = _blockers(doc)
+    assert len(_attackers(doc)) == 30 and len(blockers) == 90
+    assert {(b["power"], b["toughness"]) for b in blockers} == set(generators.TOKENS)
+    assert sum(len(b["blocking"]) > 1 for b in blockers) == 27
+    target = {a["id"]: a["attacking"] for a in _attackers(doc)}
+    assert all(target[a] == b["controller"] for b in blockers for a in b["blocking"])
+    space = legal_space(Combat.from_json(doc), "attackers")
+    alike = [members for part in space.parts
+             for _, members in identical_creatures(space, part.sources)]
+    assert sum(len(members) - 1 for members in alike) >= 10
 
 
 def test_planeswalker_pileup_mix() -> None:
@@ -196,3 +213,55 @@ def test_quick_run(tmp_path: Path) -> None:
     import matplotlib.image
 
     assert matplotlib.image.imread(out / "time_vs_size.png").ndim == 3
+
+
+# -- the settings benchmark ----------------------------------------------------------------
+
+def test_settings_quick_run(tmp_path: Path) -> None:
+    from benchmarks.settings import CONFIGS
+    from benchmarks.settings import FAMILIES as SETTING_FAMILIES
+
+    run = subprocess.run([sys.executable, "-m", "benchmarks.settings", "--quick", "--seeds",
+                          "1", "--out", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((tmp_path / "settings.json").read_text(encoding="utf-8"))
+    assert [r["family"] for r in results["rows"]] == list(SETTING_FAMILIES)
+    for row in results["rows"]:
+        assert set(row["seconds"]) == set(CONFIGS) and min(row["seconds"].values()) > 0
+        assert row["status"] == "optimal"
+    table = (tmp_path / "settings.md").read_text(encoding="utf-8")
+    assert all(name in table for name in CONFIGS) and "| tokens |" in table
+
+
+def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    import os
+
+    from benchmarks import settings
+    from trample.solver import cpsat
+    from trample.solver.optimize import THREADS_VARIABLE
+
+    def current() -> tuple[Any, ...]:
+        return (cpsat.BREAK_SYMMETRY, cpsat.SMALL_MODEL, cpsat.HINT_SMALL_MODELS,
+                os.environ.get(THREADS_VARIABLE))
+
+    before = current()
+    with settings.configured({"symmetry": False, "small_model": -1, "hint_small": True,
+                              "threads": 1}):
+        assert current() == (False, -1, True, "1")
+    assert current() == before
+
+    answers = iter([("optimal", 5), ("optimal", 4)])
+
+    def fake(doc: Any, repeat: int, time_limit: float) -> tuple[float, dict[str, Any]]:
+        status, kills = next(answers, ("optimal", 5))
+        return 0.001, {"status": status, "objective": {"kills": kills}}
+
+    monkeypatch.setattr(settings, "time_solve", fake)
+    with pytest.raises(SystemExit) as stopped:
+        settings.main(["--quick", "--family", "tokens", "--seeds", "1",
+                       "--out", str(tmp_path)])
+    assert stopped.value.code == 1
+    assert "mismatch on tokens seed 0: no symmetry breaking" in capsys.readouterr().err
