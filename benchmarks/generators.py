@@ -19,6 +19,7 @@ arguments give the same document. The families:
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 Document = dict[str, Any]
@@ -97,32 +98,52 @@ def token_army(attackers: int, blockers: int, seed: int) -> Document:
             "creatures": creatures, "step": "regular"}
 
 
-def shared_blockers(attackers: int, blockers: int, share: float, seed: int) -> Document:
-    """Two defending players; ``round(share * blockers)`` blockers block two or three
-    attackers attacking their controller (509.1a), the others one."""
-    rng = random.Random(seed)
+def _two_defenders(rng: random.Random, attackers: int, blockers: int, share: float,
+                   attacker: Callable[[int, str], tuple[dict[str, Any], bool]],
+                   blocker: Callable[[int, str, list[str], int], dict[str, Any]],
+                   life_per_attacker: int) -> Document:
+    """Attackers alternating between two defending players (``attacker(i, target)``: the
+    creature, and whether it may be blocked), then ``blockers`` blockers
+    (``blocker(j, controller, blockable attackers of controller, k)``, blocking ``k`` of
+    them): ``round(share * blockers)`` block two or three, the others one."""
     defenders = ("dp1", "dp2")
     creatures: list[dict[str, Any]] = []
     by_defender: dict[str, list[str]] = {d: [] for d in defenders}
     for i in range(attackers):
         target = defenders[i % 2]
+        creature, blockable = attacker(i, target)
+        creatures.append(creature)
+        if blockable:
+            by_defender[target].append(creature["id"])
+    multi = round(share * blockers)
+    for j in range(blockers):
+        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
+        k = rng.choice((2, 3)) if j < multi else 1
+        creatures.append(blocker(j, controller, by_defender[controller], k))
+    lives = [_player(d, rng.randint(20, 20 + life_per_attacker * attackers))
+             for d in defenders]
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
+
+
+def shared_blockers(attackers: int, blockers: int, share: float, seed: int) -> Document:
+    """Two defending players; ``round(share * blockers)`` blockers block two or three
+    attackers attacking their controller (509.1a), the others one."""
+    rng = random.Random(seed)
+
+    def attacker(i: int, target: str) -> tuple[dict[str, Any], bool]:
         keywords = []
         if rng.random() < 0.6:
             keywords.append("Trample")
         if rng.random() < 0.1:
             keywords.append("Deathtouch")
-        creatures.append(_attacker(rng, f"a{i}", target, rng.randint(2, 10), keywords))
-        if rng.random() < 0.9:
-            by_defender[target].append(f"a{i}")
-    multi = round(share * blockers)
-    for j in range(blockers):
-        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
-        pool = by_defender[controller]
-        k = rng.choice((2, 3)) if j < multi else 1
-        creatures.append(_blocker(rng, f"b{j}", controller, rng.sample(pool, k)))
-    lives = [_player(d, rng.randint(20, 20 + 4 * attackers)) for d in defenders]
-    return {"format": "combat/1", "active_player": ACTIVE,
-            "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
+        creature = _attacker(rng, f"a{i}", target, rng.randint(2, 10), keywords)
+        return creature, rng.random() < 0.9
+
+    def blocker(j: int, controller: str, pool: list[str], k: int) -> dict[str, Any]:
+        return _blocker(rng, f"b{j}", controller, rng.sample(pool, k))
+
+    return _two_defenders(rng, attackers, blockers, share, attacker, blocker, 4)
 
 
 TOKENS = ((1, 1), (2, 2), (1, 1), (0, 4))
@@ -132,29 +153,20 @@ often); a token's value is its toughness."""
 
 def token_swarm(attackers: int, blockers: int, share: float, seed: int) -> Document:
     """``attackers`` (70% tramplers, power 3 to 12) on two defending players, blocked by
-    ``blockers`` tokens; ``round(share * blockers)`` of them block two or three attackers
-    of their controller's attackers, the others one."""
+    ``blockers`` tokens; ``round(share * blockers)`` of them block two or three of their
+    controller's attackers, the others one."""
     rng = random.Random(seed)
-    defenders = ("dp1", "dp2")
-    creatures: list[dict[str, Any]] = []
-    by_defender: dict[str, list[str]] = {d: [] for d in defenders}
-    for i in range(attackers):
-        target = defenders[i % 2]
+
+    def attacker(i: int, target: str) -> tuple[dict[str, Any], bool]:
         keywords = ["Trample"] if rng.random() < 0.7 else []
-        creature = _attacker(rng, f"a{i}", target, rng.randint(3, 12), keywords)
-        creatures.append(creature)
-        by_defender[target].append(creature["id"])
-    multi = round(share * blockers)
-    for j in range(blockers):
-        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
-        k = rng.choice((2, 3)) if j < multi else 1
+        return _attacker(rng, f"a{i}", target, rng.randint(3, 12), keywords), True
+
+    def blocker(j: int, controller: str, pool: list[str], k: int) -> dict[str, Any]:
         power, toughness = rng.choice(TOKENS)
-        creatures.append({"id": f"t{j}", "controller": controller, "power": power,
-                          "toughness": toughness, "value": toughness,
-                          "blocking": rng.sample(by_defender[controller], k)})
-    lives = [_player(d, rng.randint(20, 20 + 2 * attackers)) for d in defenders]
-    return {"format": "combat/1", "active_player": ACTIVE,
-            "players": [_player(ACTIVE), *lives], "creatures": creatures, "step": "regular"}
+        return {"id": f"t{j}", "controller": controller, "power": power,
+                "toughness": toughness, "value": toughness, "blocking": rng.sample(pool, k)}
+
+    return _two_defenders(rng, attackers, blockers, share, attacker, blocker, 2)
 
 
 def planeswalker_pileup(attackers: int, seed: int, walkers: int = 4) -> Document:

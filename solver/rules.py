@@ -211,6 +211,8 @@ class LegalSpace:
         """Independent parts: sources coupled through a shared creature recipient, or a
         planeswalker whose loyalty gates trample over planeswalkers (702.19c)."""
         active = [s for s in self.sources if s.assigns]
+        if len(active) < 2:  # the common tiny combat: nothing to share
+            return tuple(Part((s,), (), ()) for s in active)
         links: list[tuple[int, int]] = []
         owner: dict[str, int] = {}
         for i, s in enumerate(active):

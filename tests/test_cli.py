@@ -225,6 +225,24 @@ def test_time_limit_gives_feasible_and_legal() -> None:
     assert bound >= tuple(best["objective"].values()) >= tuple(answer["objective"].values())
 
 
+def test_output_is_byte_identical_whatever_the_threads() -> None:
+    """Independent coupled parts are searched on several threads at once; the answer is
+    the same bytes with one thread or several."""
+    creatures: list[dict[str, Any]] = []
+    for k in range(4):
+        pair = [f"p{k}a", f"p{k}b"]
+        creatures += [{"id": a, "controller": "a", "power": 6 + i + k, "toughness": 4,
+                       "keywords": ["trample"], "attacking": "d"} for i, a in enumerate(pair)]
+        creatures += [{"id": f"p{k}w{j}", "controller": "d", "power": 1, "toughness": 2 + j,
+                       "value": 3 - j, "blocking": pair} for j in range(3)]
+    doc = json.dumps({"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 9}],
+                      "creatures": creatures})
+    outputs = {run("solve", "-", stdin=doc, env={"TRAMPLE_THREADS": str(n)}).stdout
+               for n in (1, 2, 4)}
+    assert len(outputs) == 1
+    assert json.loads(outputs.pop())["status"] == "optimal"
+
+
 @pytest.mark.parametrize("command", [["solve"], ["count"], ["enumerate", "--limit", "50"],
                                      ["sample", "-n", "20", "--seed", "5"],
                                      ["solve", "--side", "blockers"]])
