@@ -201,12 +201,12 @@ if hasattr(os, "register_at_fork"):
 
 def _executor(size: int) -> ThreadPoolExecutor:
     """A pool of ``size`` threads, kept between calls (starting threads costs more than
-    many small solves)."""
+    many small solves). A pool of another size is replaced, never shut down: a caller on
+    another thread may still be submitting to it (its idle threads end when it is
+    collected)."""
     global _pool, _pool_size
     with _pool_lock:
         if _pool is None or _pool_size != size:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
             _pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix="trample")
             _pool_size = size
         return _pool
@@ -225,14 +225,15 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
         answers.append(None if found is None else (None, found))
         if found is None:
             hard.append(i)
-    size = min(threads(), len(hard)) if len(hard) > 1 else len(hard)
-    if size <= 1:
+    size = threads() if len(hard) > 1 else 1
+    if size == 1:
         for i in hard:
             answers[i] = _search(space, groups[i], terms, exclude, deadline)
     else:
         scoring(space)  # shared by every search: computed once, before the threads start
-        futures = {i: _executor(size).submit(_search, space, groups[i], terms, exclude,
-                                             deadline) for i in hard}
+        pool = _executor(size)
+        futures = {i: pool.submit(_search, space, groups[i], terms, exclude, deadline)
+                   for i in hard}
         for i, future in futures.items():
             answers[i] = future.result()
     return [a for a in answers if a is not None]

@@ -225,9 +225,9 @@ def test_time_limit_gives_feasible_and_legal() -> None:
     assert bound >= tuple(best["objective"].values()) >= tuple(answer["objective"].values())
 
 
-def test_output_is_byte_identical_whatever_the_threads() -> None:
-    """Independent coupled parts are searched on several threads at once; the answer is
-    the same bytes with one thread or several."""
+def coupled_pairs(life: int = 9) -> dict[str, Any]:
+    """Four independent parts, each two tramplers sharing three blockers: each part needs
+    a CP-SAT search."""
     creatures: list[dict[str, Any]] = []
     for k in range(4):
         pair = [f"p{k}a", f"p{k}b"]
@@ -235,12 +235,33 @@ def test_output_is_byte_identical_whatever_the_threads() -> None:
                        "keywords": ["trample"], "attacking": "d"} for i, a in enumerate(pair)]
         creatures += [{"id": f"p{k}w{j}", "controller": "d", "power": 1, "toughness": 2 + j,
                        "value": 3 - j, "blocking": pair} for j in range(3)]
-    doc = json.dumps({"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 9}],
-                      "creatures": creatures})
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": life}],
+            "creatures": creatures}
+
+
+def test_output_is_byte_identical_whatever_the_threads() -> None:
+    """Independent coupled parts are searched on several threads at once; the answer is
+    the same bytes with one thread or several."""
+    doc = json.dumps(coupled_pairs())
     outputs = {run("solve", "-", stdin=doc, env={"TRAMPLE_THREADS": str(n)}).stdout
                for n in (1, 2, 4)}
     assert len(outputs) == 1
     assert json.loads(outputs.pop())["status"] == "optimal"
+
+
+def test_callers_on_several_threads_get_the_answers_of_one() -> None:
+    """Solves called from several threads at once share the search threads and still
+    give each caller its own answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from trample.solver import api
+
+    docs = [coupled_pairs(life) for life in (3, 9, 20, 40)] * 3
+    alone = [api.solve(doc) for doc in docs]
+    with ThreadPoolExecutor(max_workers=4) as callers:
+        together = list(callers.map(api.solve, docs))
+    assert together == alone
+    assert len({json.dumps(a) for a in alone}) >= 2  # the callers asked different things
 
 
 @pytest.mark.parametrize("command", [["solve"], ["count"], ["enumerate", "--limit", "50"],
