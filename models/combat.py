@@ -573,23 +573,22 @@ def _parse_combat(document: object) -> Combat:
         cid = obj.id("id")
         assert cid is not None
         register(cid, obj)
-        creature = Creature(
-            id=cid,
-            controller=player_ref(obj, "controller"),
-            power=obj.integer("power"),
-            toughness=obj.integer("toughness"),
-            damage=obj.integer("damage", 0, minimum=0),
-            value=obj.integer("value", 1),
-            keywords=_parse_keywords(obj),
-            attacking=obj.id("attacking", required=False),
-            blocked=obj.boolean("blocked"),
-            name=obj.string("name"),
-        )
+        controller = player_ref(obj, "controller")
+        power, toughness = obj.integer("power"), obj.integer("toughness")
+        damage, value = obj.integer("damage", 0, minimum=0), obj.integer("value", 1)
+        keywords = _parse_keywords(obj)
+        attacking = obj.id("attacking", required=False)
+        blocked = obj.boolean("blocked")
+        name = obj.string("name")
         blocking = obj.array("blocking", limit=MAX_BLOCKS_PER_CREATURE)
         blocks += len(blocking)
         if blocks > MAX_BLOCKS:
             raise InputError(obj.sub("blocking"), f"the document has more than {MAX_BLOCKS:,} "
                              "blocks in all, the limit")
+        # Built once, with the blocks as listed: they are checked below, and any that is
+        # not an attacker this creature may block refuses the whole document.
+        creature = Creature(cid, controller, power, toughness, damage, value, keywords,
+                            attacking, blocked, tuple(blocking), name)
         parsed.append((obj, creature, blocking))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
@@ -622,11 +621,9 @@ def _parse_combat(document: object) -> Combat:
                              "battle they protect")
         defender[c.id] = owner
 
-    creatures: list[Creature] = []
     blocked_by: dict[str, list[str]] = {}
     for obj, c, blocking in parsed:
         if not blocking:
-            creatures.append(c)  # most creatures block nothing: keep the object as it is
             continue
         ids: dict[str, None] = {}  # in order; a set's look-up (1,000 ids per blocker)
         for j, raw_id in enumerate(blocking):
@@ -650,8 +647,7 @@ def _parse_combat(document: object) -> Combat:
             raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
                              f"control or protect, so {c.controller!r}'s creature cannot "
                              "block it (509.1a)")
-        creatures.append(Creature(c.id, c.controller, c.power, c.toughness, c.damage, c.value,
-                                  c.keywords, c.attacking, c.blocked, tuple(ids), c.name))
+    creatures = [c for _, c, _ in parsed]
     for obj, c, _ in parsed:
         if c.blocked is False and c.id in blocked_by:
             raise InputError(obj.sub("blocked"), f"is false, but {blocked_by[c.id][0]!r} "

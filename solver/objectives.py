@@ -134,6 +134,11 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     """
     score = scoring(space)
     received = space.received(amounts)
+    damage: dict[str, int] = {}  # per kind of target, in one pass
+    kind = score.kind
+    for target, got in received.items():
+        k = kind[target]
+        damage[k] = damage.get(k, 0) + got
     values: dict[str, int] = {}
     for term in terms:
         if term == "kills":
@@ -144,11 +149,10 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
                 killable[c] for c in hit
                 if c in killable and space.is_lethally_assigned(c, received, touched))
         elif term in DAMAGE_KINDS:
-            kind = DAMAGE_KINDS[term]
-            values[term] = sum(a for t, a in received.items() if score.kind[t] == kind)
+            values[term] = damage.get(DAMAGE_KINDS[term], 0)
         else:
-            need = score.thresholds[term]
-            values[term] = sum(1 for t in score.threshold_constant[term] if t not in exclude) \
-                + sum(1 for t, got in received.items()
-                      if t in need and t not in exclude and got >= need[t])
+            constant = score.threshold_constant[term]
+            values[term] = sum(1 for t, need in score.thresholds[term].items()
+                               if t not in exclude and received.get(t, 0) >= need) \
+                + (sum(1 for t in constant if t not in exclude) if constant else 0)
     return values
