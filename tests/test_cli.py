@@ -264,6 +264,32 @@ def test_callers_on_several_threads_get_the_answers_of_one() -> None:
     assert len({json.dumps(a) for a in alone}) >= 2  # the callers asked different things
 
 
+def test_a_time_limit_stops_parts_searched_at_once() -> None:
+    """Three hard parts searched on threads at once, stopped by a 1 ms limit: a legal
+    assignment, ``feasible``, and a bound no worse than what was found."""
+    from trample.models.combat import Combat
+    from trample.solver import api
+    from trample.solver.rules import legal_space
+    from trample.solver.validate import violations
+
+    one = shared_blockers_combat()
+    creatures = []
+    for k in range(3):
+        for c in one["creatures"]:
+            c = {**c, "id": f"{k}{c['id']}"}
+            if "blocking" in c:
+                c["blocking"] = [f"{k}{a}" for a in c["blocking"]]
+            creatures.append(c)
+    doc = {**one, "creatures": creatures}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert len(space.parts) == 3
+    answer = api.solve(doc, time_limit=0.001)
+    assert answer["status"] == "feasible"
+    amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
+    assert violations(space, amounts) == []
+    assert tuple(answer["bound"].values()) >= tuple(answer["objective"].values())
+
+
 @pytest.mark.parametrize("command", [["solve"], ["count"], ["enumerate", "--limit", "50"],
                                      ["sample", "-n", "20", "--seed", "5"],
                                      ["solve", "--side", "blockers"]])
