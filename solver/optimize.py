@@ -165,15 +165,6 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     return (None if result.status == "optimal" else result.gap), result.amounts
 
 
-def solve_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                exclude: frozenset[str], deadline: float | None) -> GroupAnswer:
-    """The group's best assignment found, by the cheapest exact method that applies."""
-    found = _without_search(space, group, terms, exclude)
-    if found is not None:
-        return None, found
-    return _search(space, group, terms, exclude, deadline)
-
-
 def threads() -> int:
     """How many groups are searched at once: ``$TRAMPLE_THREADS``, else the CPUs this
     process may use."""
@@ -214,10 +205,11 @@ def _executor(size: int) -> ThreadPoolExecutor:
 
 def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Sequence[str],
                  exclude: frozenset[str], deadline: float | None) -> list[GroupAnswer]:
-    """:func:`solve_group` for each of ``groups`` (independent of each other). Those that
-    need a search run on a thread each, up to :func:`threads` at once: CP-SAT releases
-    the interpreter while it searches. Each search is deterministic on its own, so the
-    answers do not depend on how the threads interleave."""
+    """The best assignment found for each of ``groups`` (independent of each other), by
+    the cheapest exact method that applies to each. Those that need a search run on a
+    thread each, up to :func:`threads` at once: CP-SAT releases the interpreter while it
+    searches. Each search is deterministic on its own, so the answers do not depend on
+    how the threads interleave."""
     answers: list[GroupAnswer | None] = []
     hard: list[int] = []
     for i, group in enumerate(groups):
@@ -248,7 +240,7 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     optimum for damage to its kind) when that is proved, else the senders' power."""
     kind = scoring(space).kind[target]
     term = _DAMAGE_TERM[kind]
-    gap, amounts = solve_group(space, [part], [term], frozenset(), deadline)
+    [(gap, amounts)] = solve_groups(space, [[part]], [term], frozenset(), deadline)
     if gap is not None:
         return sum(s.power for s in part.sources)
     return evaluate(space, amounts, [term])[term]
