@@ -5,6 +5,7 @@ does not hold back the answers owed before it; clean ends (end of input, reader 
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
 import threading
@@ -136,29 +137,52 @@ def test_ten_thousand_pipelined_requests_answered_in_order_in_constant_memory() 
     assert growth_mib < 30, rss
 
 
+def _lines_of(stream: IO[bytes]) -> queue.Queue[bytes]:
+    """Lines of ``stream`` as a reader thread gets them, so that a wait can be bounded."""
+    lines: queue.Queue[bytes] = queue.Queue()
+
+    def read() -> None:
+        while line := stream.readline():
+            lines.put(line)
+        lines.put(b"")
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
 def test_a_slow_request_does_not_hold_back_the_answers_owed_before_it() -> None:
+    """No timing in the verdict: the slow request's line is held back half-written while
+    the answers owed before it are read, so they must come before it can even be parsed;
+    a server that held them back (buffered output, answers written at the end) never
+    sends them, and the bounded wait (two minutes against some 50 ms) fails the test."""
     proc = _server()
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
-    proc.stdin.write(_call("solve", {"combat": TINY}, 0).encode() + b"\n")  # loads OR-Tools
-    proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["id"] == 0
+    answers = _lines_of(proc.stdout)
+
+    def next_answer() -> Any:
+        try:
+            line = answers.get(timeout=120)
+        except queue.Empty:  # pragma: no cover - the failure this test is for
+            proc.kill()
+            raise AssertionError("an answer owed was held back") from None
+        assert line, "the server ended early"
+        return json.loads(line)
+
     quick = [_call("count", {"combat": SPEC_EXAMPLE}, i).encode() + b"\n" for i in range(1, 51)]
-    slow = _call("solve", {"combat": shared_blockers_combat(), "time_limit": 3}, "slow")
+    slow = _call("solve", {"combat": shared_blockers_combat(), "time_limit": 0.5},
+                 "slow").encode() + b"\n"
     after = [_call("count", {"combat": TINY}, i).encode() + b"\n" for i in range(51, 56)]
-    sent = time.perf_counter()
-    proc.stdin.write(b"".join([*quick, slow.encode() + b"\n", *after]))
-    proc.stdin.close()
+    half = len(slow) // 2
+    proc.stdin.write(b"".join(quick) + slow[:half])
+    proc.stdin.flush()
     for i in range(1, 51):
-        assert json.loads(proc.stdout.readline()) == {
-            "jsonrpc": "2.0", "result": {"count": 3}, "id": i}
-    quick_done = time.perf_counter() - sent
-    answer = json.loads(proc.stdout.readline())
-    slow_done = time.perf_counter() - sent
-    assert answer["id"] == "slow" and answer["result"]["status"] == "feasible"
-    assert slow_done >= 2.5, slow_done  # it did search until its time limit...
-    assert quick_done < slow_done - 1.5, (quick_done, slow_done)  # ...after the others left
-    assert [json.loads(proc.stdout.readline())["id"] for _ in after] == list(range(51, 56))
-    assert proc.stdout.read() == b""
+        assert next_answer() == {"jsonrpc": "2.0", "result": {"count": 3}, "id": i}
+    proc.stdin.write(slow[half:] + b"".join(after))
+    proc.stdin.close()
+    answer = next_answer()
+    assert answer["id"] == "slow" and answer["result"]["status"] in ("optimal", "feasible")
+    assert [next_answer()["id"] for _ in after] == list(range(51, 56))
+    assert answers.get(timeout=120) == b""  # nothing more
     assert proc.wait(timeout=60) == 0
     assert proc.stderr.read() == b""
 
