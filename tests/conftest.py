@@ -1,6 +1,35 @@
-"""Make tests/ importable as a flat set of helper modules (brute, strategies)."""
+"""Make tests/ importable as a flat set of helper modules (brute, strategies), and hold the
+example combats that several test modules share."""
 
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+SPEC_EXAMPLE: dict[str, Any] = {
+    "active_player": "ap",
+    "players": [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
+    "creatures": [
+        {"id": "vessel", "controller": "ap", "power": 5, "toughness": 5,
+         "keywords": ["Trample"], "attacking": "jace"},
+        {"id": "wall", "controller": "dp", "power": 0, "toughness": 4,
+         "damage": 1, "value": 3, "blocking": ["vessel"]},
+    ],
+    "planeswalkers": [{"id": "jace", "controller": "dp", "loyalty": 3}],
+    "battles": [{"id": "invasion", "protector": "dp", "defense": 5}],
+    "step": "regular",
+}
+"""The worked example of the combat document (tests/data/spec_example.json)."""
+
+
+def shared_blockers_combat() -> dict[str, Any]:
+    """Eight tramplers all blocked by the same five 1/15 walls: heavily coupled."""
+    attackers = [f"t{i}" for i in range(8)]
+    creatures: list[dict[str, Any]] = [
+        {"id": t, "controller": "a", "power": 20, "toughness": 5, "keywords": ["trample"],
+         "attacking": "d"} for t in attackers]
+    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 15,
+                   "blocking": attackers} for j in range(5)]
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+            "creatures": creatures}

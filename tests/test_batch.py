@@ -23,7 +23,7 @@ from benchmarks.generators import tiny  # noqa: E402
 from trample.solver import serve  # noqa: E402
 from trample.solver.scale import answer_line, solve_many  # noqa: E402
 
-from test_known_answers import SPEC_EXAMPLE  # noqa: E402
+from conftest import SPEC_EXAMPLE  # noqa: E402
 
 DATA = Path(__file__).parent / "data"
 ASSIGNMENT = [{"source": "vessel", "target": "wall", "amount": 3},

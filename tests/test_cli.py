@@ -15,7 +15,7 @@ import pytest
 from trample.solver.demo import DEMO_COMBAT
 
 import brute
-from test_known_answers import SPEC_EXAMPLE
+from conftest import SPEC_EXAMPLE, shared_blockers_combat
 
 
 def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None
@@ -184,18 +184,6 @@ def test_enumerate_into_a_closed_pipe() -> None:
     assert proc.wait(timeout=60) == 0
     assert json.loads(first)["assignment"]
     assert "Traceback" not in proc.stderr.read()
-
-
-def shared_blockers_combat() -> dict[str, Any]:
-    """Eight tramplers all blocked by the same five 1/15 walls: heavily coupled."""
-    attackers = [f"t{i}" for i in range(8)]
-    creatures: list[dict[str, Any]] = [
-        {"id": t, "controller": "a", "power": 20, "toughness": 5, "keywords": ["trample"],
-         "attacking": "d"} for t in attackers]
-    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 15,
-                   "blocking": attackers} for j in range(5)]
-    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
-            "creatures": creatures}
 
 
 def test_count_refuses_what_it_cannot_count_exactly() -> None:

@@ -37,8 +37,8 @@ from trample.solver import serve as engine
 from trample.solver.rules import legal_space
 from trample.solver.validate import violations
 
+from conftest import SPEC_EXAMPLE
 from strategies import cached_legal_assignments, combats
-from test_known_answers import SPEC_EXAMPLE
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = settings(max_examples=300, deadline=None,

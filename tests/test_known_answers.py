@@ -14,6 +14,7 @@ from trample.models.errors import InputError
 from trample.solver import api
 
 import brute
+from conftest import SPEC_EXAMPLE
 
 
 def entries(*triples: tuple[str, str, int]) -> list[dict[str, Any]]:
@@ -47,19 +48,6 @@ def all_legal(doc: dict, side: str = "attackers") -> set[frozenset[tuple[str, st
 
 
 # SPEC §1: the example combat document.
-SPEC_EXAMPLE = {
-    "active_player": "ap",
-    "players": [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
-    "creatures": [
-        {"id": "vessel", "controller": "ap", "power": 5, "toughness": 5,
-         "keywords": ["Trample"], "attacking": "jace"},
-        {"id": "wall", "controller": "dp", "power": 0, "toughness": 4,
-         "damage": 1, "value": 3, "blocking": ["vessel"]},
-    ],
-    "planeswalkers": [{"id": "jace", "controller": "dp", "loyalty": 3}],
-    "battles": [{"id": "invasion", "protector": "dp", "defense": 5}],
-    "step": "regular",
-}
 
 
 def test_spec_example_legal_space() -> None:

@@ -13,7 +13,7 @@ from trample.models.errors import InternalError
 from trample.solver import api, cli, optimize, serve
 from trample.solver.validate import Violation
 
-from test_known_answers import SPEC_EXAMPLE
+from conftest import SPEC_EXAMPLE
 
 
 @pytest.fixture

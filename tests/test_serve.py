@@ -10,7 +10,7 @@ from typing import Any
 from trample.solver import api
 
 import brute
-from test_known_answers import SPEC_EXAMPLE
+from conftest import SPEC_EXAMPLE
 
 
 def serve(lines: list[str]) -> tuple[list[Any], subprocess.CompletedProcess[str]]:

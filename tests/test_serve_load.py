@@ -14,12 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from test_cli import shared_blockers_combat
-
 from trample.solver import serve as engine
 from trample.solver.demo import DEMO_COMBAT
 
-from test_known_answers import SPEC_EXAMPLE
+from conftest import SPEC_EXAMPLE, shared_blockers_combat
 
 TINY = {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 3}],
         "creatures": [{"id": "x", "controller": "a", "power": 3, "toughness": 2,
