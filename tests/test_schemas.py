@@ -35,7 +35,7 @@ DATA = ROOT / "tests" / "data"
 DOCS = {"README.md": ROOT / "README.md", "docs/spec.md": ROOT / "docs" / "spec.md"}
 NAMES = ("combat", "assignment", "game", "solve-result", "validate-result", "count-result",
          "assignment-line", "serve-request", "serve-response")
-SOME = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+SOME = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @cache
@@ -325,6 +325,35 @@ def test_real_answers_validate(doc: dict[str, Any], side: str, data: st.DataObje
         line = serve.respond(json.dumps(request))
         assert line is not None
         check("serve-response", json.loads(line))
+
+
+def generated() -> list[dict[str, Any]]:
+    """Combats of the benchmark generators, small sizes."""
+    import sys
+
+    if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
+        sys.path.insert(0, str(ROOT))
+    from benchmarks import generators
+
+    return [generators.tiny(3, 1), generators.gang_block(6, 2),
+            generators.token_army(4, 8, 3), generators.shared_blockers(10, 30, 0.3, 4),
+            generators.token_swarm(10, 30, 0.3, 5), generators.planeswalker_pileup(5, 6)]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_answers_on_generated_combats_validate(index: int) -> None:
+    doc = generated()[index]
+    check("combat", doc)
+    for side in ("attackers", "blockers"):
+        solved = api.solve(doc, side=side)
+        check("solve-result", solved)
+        check("validate-result", api.validate(doc, solved["assignment"], side=side))
+        check("validate-result", api.validate(doc, [], side=side))
+        check("count-result", api.count(doc, side=side))
+        for line in api.enumerate_assignments(doc, side=side, limit=3):
+            check("assignment-line", line)
+        for line in api.sample(doc, side=side, n=2, seed=index):
+            check("assignment-line", line)
 
 
 def test_the_game_documents_round_trip_and_apply_validates() -> None:
