@@ -476,3 +476,40 @@ def test_schema_and_apply_both_refuse_a_bad_action(action: dict[str, Any]) -> No
     assert not valid("game", action, "/$defs/action")
     with pytest.raises(InputError):
         state_json.apply(state, action)
+
+
+# -- the spec's limits table ---------------------------------------------------------------
+
+
+def _spellings(value: float) -> set[str]:
+    """The ways docs/spec.md may write a limit's value."""
+    out = {f"{value:,.0f}", f"{value:g}"}
+    if isinstance(value, int) and value > 0 and value & (value - 1) == 0:
+        out.add(f"2^{value.bit_length() - 1}")
+        if value >= 2**20:
+            out.add(f"{value // 2**20} MiB")
+    if isinstance(value, float):
+        out |= {f"{value:g} s", f"{value / 3600:g} h"}
+    if isinstance(value, int) and value % 2**20 == 0 and value >= 2**20:
+        out.add(f"{value // 2**20} MiB")
+    return out
+
+
+def test_the_specs_limits_are_the_codes() -> None:
+    """Every constant the spec's limits table names has the value the table gives it."""
+    from trample.solver import counting, cpsat, fastpath
+
+    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath]
+    text = DOCS["docs/spec.md"].read_text("utf-8")
+    section = text.split("## 9. Limits", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r"^\|.*$", section, flags=re.M)
+    found = 0
+    for row in named:
+        for name in re.findall(r"\(`([A-Z_]+)`[,)]", row):
+            values = [getattr(m, name) for m in modules if hasattr(m, name)]
+            assert len(values) == 1, name
+            assert any(s in row for s in _spellings(values[0])), (name, values[0], row)
+            found += 1
+    for name in re.findall(r"\(`([A-Z_]+)`, `", section):  # the notes below the table
+        assert any(hasattr(m, name) for m in modules), name
+    assert found >= 14
