@@ -298,6 +298,17 @@ def test_the_specs_console_examples_print_what_it_says() -> None:
                 expected.append(line)
 
 
+def test_the_specs_python_example_validates_a_document() -> None:
+    text = DOCS["docs/spec.md"].read_text("utf-8")
+    [code] = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    document = json.loads((DATA / "spec_example.json").read_text("utf-8"))
+    exec(code, {"document": document})
+    from jsonschema import ValidationError
+
+    with pytest.raises(ValidationError):
+        exec(code, {"document": {**document, "colour": "red"}})
+
+
 # -- real answers --------------------------------------------------------------------------
 
 
