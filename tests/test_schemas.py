@@ -338,6 +338,7 @@ def test_real_answers_validate(doc: dict[str, Any], side: str, data: st.DataObje
         check("serve-response", json.loads(line))
 
 
+@cache
 def generated() -> list[dict[str, Any]]:
     """Combats of the benchmark generators, small sizes."""
     import sys
@@ -347,7 +348,7 @@ def generated() -> list[dict[str, Any]]:
     from benchmarks import generators
 
     return [generators.tiny(3, 1), generators.gang_block(6, 2),
-            generators.token_army(4, 8, 3), generators.shared_blockers(10, 30, 0.3, 4),
+            generators.token_army(4, 8, 3), generators.shared_blockers(6, 18, 0.3, 6),
             generators.token_swarm(10, 30, 0.3, 5), generators.planeswalker_pileup(5, 6)]
 
 
