@@ -35,7 +35,7 @@ DATA = ROOT / "tests" / "data"
 DOCS = {"README.md": ROOT / "README.md", "docs/spec.md": ROOT / "docs" / "spec.md"}
 NAMES = ("combat", "assignment", "game", "solve-result", "validate-result", "count-result",
          "assignment-line", "serve-request", "serve-response")
-SOME = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+SOME = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @cache
