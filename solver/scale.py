@@ -579,6 +579,7 @@ def batch(source: str, target: str, *, resume: bool = False, force: bool = False
                 except BrokenPipeError:
                     raise
                 except OSError as exc:
+                    _abandon(out)
                     raise _out_error(target, exc) from None
                 if bar is not None:
                     bar.update(len(chunk))
@@ -591,6 +592,13 @@ def batch(source: str, target: str, *, resume: bool = False, force: bool = False
             except OSError as exc:
                 raise _out_error(target, exc) from None
     return 0
+
+
+def _abandon(out: IO[bytes]) -> None:
+    # After a failed write, close OUT at once: its buffer's flush fails again here, but
+    # the file is closed all the same, and nothing is left to fail at exit.
+    with suppress(OSError, ValueError):
+        out.close()
 
 
 def _reading(lines: Iterator[bytes | None], source: str) -> Iterator[bytes | None]:
