@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-BENCH_PACKAGES = {"scipy": "SciPy", "matplotlib": "Matplotlib"}
+BENCH_PACKAGES = {"scipy": "SciPy", "matplotlib": "Matplotlib", "tqdm": "tqdm"}
 """Import name and name of each package of trample's ``bench`` extra."""
 INSTALL_BENCH = "pip install 'trample[bench]'"
 
@@ -27,8 +27,8 @@ def missing_packages() -> list[str]:
 def missing_message(missing: list[str]) -> str:
     """The one line that says what is missing and how to install it."""
     verb = "is" if len(missing) == 1 else "are"
-    return (f"benchmarks: {' and '.join(missing)} {verb} not installed (the baselines need "
-            f"SciPy, the plot Matplotlib): {INSTALL_BENCH}")
+    return (f"benchmarks: {', '.join(missing)} {verb} not installed (the baselines need "
+            f"SciPy, the plot Matplotlib, the progress bar tqdm): {INSTALL_BENCH}")
 
 
 def output_folder(out: Path | None, what: str) -> Path:

@@ -14,14 +14,21 @@
   OUT answers line *i* of IN, which is what ``--resume`` counts on.
 
 Lines are split on ``\\n`` only and read as UTF-8 (a line that is not UTF-8 gets
-``serve``'s -32700 parse error). Should answering a line raise all the same (a bug), that
-line gets a -32603 internal error and the batch goes on.
+``serve``'s -32700 parse error), each read bounded as ``serve`` reads it: a line longer
+than ``serve.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
+Should answering a line raise all the same (a bug), that line gets a -32603 internal
+error and the batch goes on.
 
-Work goes out in chunks of lines to a process pool (or to Ray tasks), a bounded window of
-chunks in flight; answers come back and are written in input order, one flush per chunk,
-so memory stays bounded whatever the size of IN, and a kill leaves OUT with whole lines
-and at most one partial last line, which ``--resume`` cuts off before it skips the lines
-already answered.
+Work goes out in chunks of lines (at most ``chunk_size`` lines and, but for one long
+line, :data:`CHUNK_BYTES` bytes) to a process pool (or to Ray tasks), a bounded window
+of chunks in flight; answers come back and are written in input order, one flush per
+chunk, so memory stays bounded whatever the size of IN, and a kill leaves OUT with whole
+lines and at most one partial last line, which ``--resume`` cuts off before it skips the
+lines already answered.
+
+OUT is checked before it is touched (not IN, not a directory; a file with content only
+with ``--resume`` or ``--force``); a new OUT is a new file renamed over the old one, and
+reading or writing errors (a full disk) are :class:`BatchError`, exit status 2.
 """
 
 from __future__ import annotations

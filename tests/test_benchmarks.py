@@ -287,7 +287,7 @@ def test_bench_extra_holds_what_the_runner_imports() -> None:
     assert "trample[bench]" in extras["test"]  # the tests run the benchmarks
 
 
-@pytest.mark.parametrize("hidden", [["scipy"], ["matplotlib"], ["scipy", "matplotlib"]])
+@pytest.mark.parametrize("hidden", [["scipy"], ["matplotlib"], ["tqdm"], ["scipy", "matplotlib"]])
 def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
     code = ("import runpy, sys\n"
             + "".join(f"sys.modules[{name!r}] = None\n" for name in hidden)
@@ -301,6 +301,7 @@ def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
     named = lines[0].split(" not installed")[0]
     assert ("SciPy" in named) == ("scipy" in hidden)
     assert ("Matplotlib" in named) == ("matplotlib" in hidden)
+    assert ("tqdm" in named) == ("tqdm" in hidden)
 
 
 def test_a_run_without_out_writes_to_a_new_scratch_folder(tmp_path: Path) -> None:
