@@ -101,6 +101,18 @@ def _version() -> str:
     return str(getattr(trample, "__version__", "0+unknown"))
 
 
+class _VersionAction(argparse.Action):
+    # Like argparse's "version" action, but the version is looked up only when asked for.
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print trample's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"trample {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(
@@ -109,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "FILE is a combat/1 JSON document (a path, or - for standard input).",
         epilog="Exit status: 0 success, 1 validate found the assignment illegal, 2 bad "
                "input or usage, 3 internal error.")
-    parser.add_argument("--version", action="version", version=f"trample {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
