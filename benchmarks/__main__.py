@@ -1,7 +1,11 @@
 """``python -m benchmarks``: run the benchmark suite and write its results.
 
 Exit status 0 when every correctness check passed, 1 when one failed (the message names
-the instance and the methods; the results so far are still written), 2 on bad usage.
+the instance and the methods; the results so far are still written), 2 on bad usage or
+when the ``bench`` extra is not installed (``pip install 'trample[bench]'``).
+
+Run it from the root of a clone (``benchmarks/`` is not installed with trample; the
+current folder is what makes it importable).
 """
 
 from __future__ import annotations
@@ -11,9 +15,17 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.report import write_all
-from benchmarks.runner import ALIASES, FAMILIES, Config, run
-from trample.models.errors import TrampleError
+from benchmarks.output import missing_message, missing_packages, output_folder
+
+try:
+    from benchmarks.report import write_all
+    from benchmarks.runner import ALIASES, FAMILIES, Config, run
+    from trample.models.errors import TrampleError
+except ImportError as exc:  # the bench extra, or part of it, is missing
+    if __name__ == "__main__":
+        print(missing_message(missing_packages() or [exc.name or str(exc)]), file=sys.stderr)
+        sys.exit(2)
+    raise
 
 QUICK = {"repeat": 1, "time_limit": 2.0, "trample_time_limit": 10.0, "tiny_solves": 300,
          "serve_requests": 50, "tiny_pool": 30}
@@ -56,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line, run, write results.json, results.md, summary.md and
     time_vs_size.png; the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    missing = missing_packages()
+    if missing:  # checked before a run that would fail at its end, writing the plot
+        print(missing_message(missing), file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
         description="trample against greedy, a monolithic CP-SAT model, a MILP and brute "
@@ -72,8 +88,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default 5, 1 with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help="small sizes, short limits: under a minute")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results"),
-                        help="output folder (default benchmarks/results)")
+    parser.add_argument("--out", type=Path,
+                        help="output folder (default: a new scratch folder, printed; the "
+                             "committed results are replaced only with --out "
+                             "benchmarks/results)")
     parser.add_argument("--time-limit", type=float,
                         help="seconds per baseline solve (default 30, 2 with --quick)")
     parser.add_argument("--trample-time-limit", type=float,
@@ -111,14 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg.fan_out = args.workers
     cfg.ray = args.ray
 
+    out = output_folder(args.out, "benchmarks")
     try:
         results, failure = run(cfg, args_list)
     except TrampleError as exc:  # --ray without Ray, or an unreachable cluster
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2
-    write_all(results, args.out)
+    write_all(results, out)
     print(f"benchmarks: {results['checks']['instances_checked']} instances checked in "
-          f"{results['meta']['wall_time']:.1f} s; results in {args.out}", file=sys.stderr)
+          f"{results['meta']['wall_time']:.1f} s; results in {out}", file=sys.stderr)
     if failure is not None:
         print(f"benchmarks: correctness check failed: {failure}", file=sys.stderr)
         return 1

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generators import Document, tiny, token_army
+from benchmarks.output import output_folder
 from trample.solver.scale import default_workers
 
 SOLVER = [sys.executable, "-m", "trample.solver"]
@@ -153,7 +154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds; the best time of each way is reported (1)")
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray rows")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results/batch.md"))
+    parser.add_argument("--out", type=Path,
+                        help="the report's path; its .json beside it (default: batch.md in a "
+                             "new scratch folder, printed)")
     args = parser.parse_args(args_list)
     attackers, blockers = (int(n) for n in args.army_size.split(","))
     try:
@@ -188,10 +191,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             workload["description"] = description
             results["workloads"].append(workload)
     results["meta"]["load_average"]["end"] = os.getloadavg()[0]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(table(results), encoding="utf-8")
-    args.out.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
-    print(args.out.read_text(), end="")
+    if args.out is None:
+        report = output_folder(None, "batch") / "batch.md"
+    else:
+        report = output_folder(args.out.parent, "batch") / args.out.name
+    report.write_text(table(results), encoding="utf-8")
+    report.with_suffix(".json").write_text(json.dumps(results, indent=1) + "\n")
+    print(report.read_text(), end="")
     return 0
 
 

@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from benchmarks import generators
 from benchmarks.generators import Document
+from benchmarks.output import output_folder
 from trample.solver import api, cpsat
 from trample.solver.optimize import THREADS_VARIABLE
 
@@ -172,8 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="trample's time limit per solve, seconds (60)")
     parser.add_argument("--quick", action="store_true",
                         help="small instances, one solve each (a smoke test)")
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/results"),
-                        help="directory for settings.md and settings.json")
+    parser.add_argument("--out", type=Path,
+                        help="directory for settings.md and settings.json (default: a new "
+                             "scratch folder, printed)")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.repeat < 1:
         parser.error("--seeds and --repeat must be at least 1")
@@ -182,10 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     results = run(args.family or list(FAMILIES), args.seeds, repeat, args.quick,
                   args.time_limit)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "settings.json").write_text(json.dumps(results, indent=1) + "\n")
+    out = output_folder(args.out, "settings")
+    (out / "settings.json").write_text(json.dumps(results, indent=1) + "\n")
     text = markdown(results)
-    (args.out / "settings.md").write_text(text)
+    (out / "settings.md").write_text(text)
     print(text)
     return 0
 

@@ -645,8 +645,8 @@ def _parse_combat(document: object) -> Combat:
                 raise InputError(path, f"{c.id!r} is controlled by the active player and "
                                  f"cannot block its controller's creature {aid!r}")
             raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
-                             f"control or protect, so {c.controller!r}'s creature cannot "
-                             "block it (509.1a)")
+                             f"control or protect, so {c.id!r}, controlled by {c.controller!r}, "
+                             "cannot block it (509.1a)")
     creatures = [c for _, c, _ in parsed]
     for obj, c, _ in parsed:
         if c.blocked is False and c.id in blocked_by:

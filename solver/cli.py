@@ -28,7 +28,8 @@ class _Usage(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _Usage(f"{self.prog}: {message} (see --help)")
+        command = self.prog.removeprefix("trample").strip()
+        raise _Usage(f"{command + ': ' if command else ''}{message} (see --help)")
 
 
 def _read_json(path: str, what: str) -> Any:
@@ -94,6 +95,24 @@ def _objective(raw: str | None) -> list[str] | None:
     return [t.strip() for t in raw.split(",")]
 
 
+def _version() -> str:
+    import trample  # its __init__ (solver/_root) reads the version pyproject.toml sets
+
+    return str(getattr(trample, "__version__", "0+unknown"))
+
+
+class _VersionAction(argparse.Action):
+    # Like argparse's "version" action, but the version is looked up only when asked for.
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print trample's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"trample {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(
@@ -102,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "FILE is a combat/1 JSON document (a path, or - for standard input).",
         epilog="Exit status: 0 success, 1 validate found the assignment illegal, 2 bad "
                "input or usage, 3 internal error.")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
@@ -159,6 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted batch: keep OUT's whole lines, answer the "
                         "rest of IN")
+    p.add_argument("--force", action="store_true",
+                   help="replace OUT when it is a file that already has content (without "
+                        "--force or --resume, such an OUT is refused)")
     p.add_argument("--chunk-size", type=int, default=64, metavar="K",
                    help="lines per task (default 64)")
     p.add_argument("--no-progress", action="store_true",
@@ -186,7 +209,7 @@ def run(argv: Sequence[str]) -> int:
 
     args = build_parser().parse_args(argv)
     if args.command is None:
-        raise _Usage("trample: a COMMAND is required (solve, validate, count, enumerate, "
+        raise _Usage("a COMMAND is required (solve, validate, count, enumerate, "
                      "sample, serve, batch, apply, demo; see --help)")
     if args.command == "serve":
         from trample.solver.serve import serve
@@ -195,8 +218,9 @@ def run(argv: Sequence[str]) -> int:
     if args.command == "batch":
         from trample.solver.scale import batch
 
-        return batch(args.input, args.output, resume=args.resume, workers=args.workers,
-                     ray=args.ray, chunk_size=args.chunk_size, progress=not args.no_progress)
+        return batch(args.input, args.output, resume=args.resume, force=args.force,
+                     workers=args.workers, ray=args.ray, chunk_size=args.chunk_size,
+                     progress=not args.no_progress)
     if args.command == "demo":
         from trample.solver.demo import DEMO_COMBAT, render
 
@@ -214,7 +238,7 @@ def run(argv: Sequence[str]) -> int:
         from trample.solver.game import apply
 
         if args.state == "-" and args.action == "-":
-            raise _Usage("trample apply: STATE and ACTION cannot both be -")
+            raise _Usage("apply: STATE and ACTION cannot both be -")
         state = _read_json(args.state, "game state")
         action = _read_json_or_text(args.action, "action")
         _emit(apply(state, action, objective=_objective(args.objective),
@@ -229,7 +253,7 @@ def run(argv: Sequence[str]) -> int:
         assignment = None
         if args.assignment is not None:
             if args.assignment == "-" and args.file == "-":
-                raise _Usage("trample validate: FILE and ASSIGNMENT_FILE cannot both be -")
+                raise _Usage("validate: FILE and ASSIGNMENT_FILE cannot both be -")
             assignment = _read_json(args.assignment, "assignment file")
         result = api.validate(document, assignment, side=args.side)
         _emit(result)
@@ -248,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(sys.argv[1:] if argv is None else argv)
     except _Usage as exc:
-        print(str(exc), file=sys.stderr)
+        print(f"trample: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except InputError as exc:
         print(f"trample: {exc}", file=sys.stderr)

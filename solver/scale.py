@@ -14,14 +14,21 @@
   OUT answers line *i* of IN, which is what ``--resume`` counts on.
 
 Lines are split on ``\\n`` only and read as UTF-8 (a line that is not UTF-8 gets
-``serve``'s -32700 parse error). Should answering a line raise all the same (a bug), that
-line gets a -32603 internal error and the batch goes on.
+``serve``'s -32700 parse error), each read bounded as ``serve`` reads it: a line longer
+than ``serve.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
+Should answering a line raise all the same (a bug), that line gets a -32603 internal
+error and the batch goes on.
 
-Work goes out in chunks of lines to a process pool (or to Ray tasks), a bounded window of
-chunks in flight; answers come back and are written in input order, one flush per chunk,
-so memory stays bounded whatever the size of IN, and a kill leaves OUT with whole lines
-and at most one partial last line, which ``--resume`` cuts off before it skips the lines
-already answered.
+Work goes out in chunks of lines (at most ``chunk_size`` lines and, but for one long
+line, :data:`CHUNK_BYTES` bytes) to a process pool (or to Ray tasks), a bounded window
+of chunks in flight; answers come back and are written in input order, one flush per
+chunk, so memory stays bounded whatever the size of IN, and a kill leaves OUT with whole
+lines and at most one partial last line, which ``--resume`` cuts off before it skips the
+lines already answered.
+
+OUT is checked before it is touched (not IN, not a directory; a file with content only
+with ``--resume`` or ``--force``); a new OUT is a new file renamed over the old one, and
+reading or writing errors (a full disk) are :class:`BatchError`, exit status 2.
 """
 
 from __future__ import annotations
@@ -31,14 +38,16 @@ import logging
 import os
 import signal
 import socket
+import stat
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, suppress
 from itertools import islice
 from multiprocessing import get_context
 from typing import IO, Any, TypeVar
@@ -55,6 +64,11 @@ WINDOW_PER_WORKER = 2
 """Chunks in flight per worker: enough to keep each busy while the next is sent."""
 NOTHING_OWED = "null"
 """The output line of an input line that ``serve`` would not answer."""
+CHUNK_BYTES = 16 * 2**20
+"""A chunk of input lines closes once it holds this many bytes, whatever its line count,
+so that long lines do not multiply the memory in flight by the chunk size."""
+SKIP_BLOCK = 2**20
+"""The rest of an over-long line is skipped in reads of at most this many bytes."""
 
 
 class BatchError(TrampleError):
@@ -101,9 +115,20 @@ def answer(item: object, number: int) -> dict[str, Any] | None:
         return _internal(exc, request)
 
 
-def answer_line(line: bytes | str, number: int) -> str:
+def _too_long() -> str:
+    # serve's answer to a line longer than MAX_LINE_BYTES, which it skips unread.
+    return serve.encode({"jsonrpc": "2.0", "error": {
+        "code": serve.PARSE_ERROR,
+        "message": f"line longer than {serve.MAX_LINE_BYTES:,} bytes: refused unread"},
+        "id": None})
+
+
+def answer_line(line: bytes | str | None, number: int) -> str:
     """The output line (without its newline) for input line ``number`` (from 1): exactly
-    ``serve``'s response line, ``null`` when ``serve`` owes none."""
+    ``serve``'s response line, ``null`` when ``serve`` owes none. ``None`` stands for a
+    line longer than ``serve.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
+    if line is None:
+        return _too_long()
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError:
@@ -115,20 +140,35 @@ def answer_line(line: bytes | str, number: int) -> str:
         try:
             decoded = serve.decode(text)
         except (ValueError, RecursionError):
-            found = serve.respond(text)  # the parse error, worded as serve words it
+            decoded = None  # serve.respond words the parse error
+        if is_document(decoded):
+            # The solve request it stands for, answered by serve's own handle and encoding
+            # (what serve.respond does with a decoded object).
+            reply = serve.handle(as_request(decoded, number))
+            found = None if reply is None else serve.encode_answer(reply)
         else:
-            if isinstance(decoded, dict):
-                # serve.respond on an object is handle() then encode: decode only once.
-                reply = answer(decoded, number)
-                found = None if reply is None else serve.encode_answer(reply)
-            else:
-                found = serve.respond(text)
+            found = serve.respond(text)  # serve's per-line function, whatever the line
     except Exception as exc:  # a bug must not end the batch
         return serve.encode_answer(_internal(exc, None))
     return NOTHING_OWED if found is None else found
 
 
-def _numbered_line(pair: tuple[int, bytes | str]) -> str:
+def read_lines(stream: IO[bytes], limit: int | None = None) -> Iterator[bytes | None]:
+    """The lines of ``stream`` (``\\n`` kept), none read whole past ``limit`` bytes
+    (default ``serve.MAX_LINE_BYTES``): a longer line is skipped unread and stands as
+    ``None``, so that memory stays bounded whatever a line's length, as in ``serve``."""
+    limit = serve.MAX_LINE_BYTES if limit is None else limit
+    while line := stream.readline(limit + 1):
+        if len(line) > limit and line[-1:] != b"\n":
+            while rest := stream.readline(SKIP_BLOCK):
+                if rest[-1:] == b"\n":
+                    break
+            yield None
+        else:
+            yield line
+
+
+def _numbered_line(pair: tuple[int, bytes | None]) -> str:
     return answer_line(pair[1], pair[0])
 
 
@@ -143,6 +183,21 @@ def _run_chunk(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
     it = iter(items)
     while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _line_chunks(pairs: Iterable[tuple[int, bytes | None]],
+                 size: int) -> Iterator[list[tuple[int, bytes | None]]]:
+    # Chunks of at most `size` lines and (but for a single long line) CHUNK_BYTES bytes.
+    chunk: list[tuple[int, bytes | None]] = []
+    held = 0
+    for pair in pairs:
+        chunk.append(pair)
+        held += len(pair[1] or b"")
+        if len(chunk) >= size or held >= CHUNK_BYTES:
+            yield chunk
+            chunk, held = [], 0
+    if chunk:
         yield chunk
 
 
@@ -260,7 +315,11 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, workers: int | None
     the items must pickle (a module-level function does).
     """
     _check(workers, chunk_size)
-    chunks = _chunks(items, chunk_size)
+    return _dispatch(fn, _chunks(items, chunk_size), workers, ray)
+
+
+def _dispatch(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int | None,
+              ray: str | bool | None) -> Iterator[list[R]]:
     if ray:
         return _on_ray(fn, chunks, ray, workers)
     return _local(fn, chunks, workers or default_workers())
@@ -287,27 +346,34 @@ def solve_many(requests_or_documents: Iterable[object], *, workers: int | None =
         yield from chunk
 
 
-def answer_lines(lines: Iterable[bytes | str], *, first: int = 1, workers: int | None = None,
+def answer_lines(lines: Iterable[bytes | None], *, first: int = 1, workers: int | None = None,
                  ray: str | bool | None = None,
                  chunk_size: int = DEFAULT_CHUNK_SIZE) -> Iterator[list[str]]:
-    """The output lines of ``trample batch`` for input lines numbered from ``first``, one
-    list per chunk, in order."""
-    return ordered_map(_numbered_line, enumerate(lines, start=first), workers=workers,
-                       ray=ray, chunk_size=chunk_size)
+    """The output lines of ``trample batch`` for input lines numbered from ``first`` (as
+    :func:`read_lines` gives them), one list per chunk, in order."""
+    _check(workers, chunk_size)
+    return _dispatch(_numbered_line, _line_chunks(enumerate(lines, start=first), chunk_size),
+                     workers, ray)
 
 
-def complete_lines(path: str) -> int:
-    """The number of whole lines in the file at ``path``, after cutting off a partial
-    last line (what a kill in the middle of a write leaves)."""
+def _whole_lines(path: str) -> tuple[int, int]:
+    # The whole lines of a file and the offset just past the last of them; read only.
     whole = end = offset = 0
-    with open(path, "r+b") as f:
+    with open(path, "rb") as f:
         while block := f.read(1 << 20):
             newlines = block.count(b"\n")
             if newlines:
                 whole += newlines
                 end = offset + block.rindex(b"\n") + 1
             offset += len(block)
-        f.truncate(end)
+    return whole, end
+
+
+def complete_lines(path: str) -> int:
+    """The number of whole lines in the file at ``path``, after cutting off a partial
+    last line (what a kill in the middle of a write leaves)."""
+    whole, end = _whole_lines(path)
+    os.truncate(path, end)
     return whole
 
 
@@ -320,68 +386,236 @@ def _count_lines(path: str) -> int:
     return lines + (last != b"\n")
 
 
-class _NoBar:
-    def __enter__(self) -> _NoBar:
-        return self
+class _Progress:
+    """A progress line on standard error, redrawn in place at most every ``every``
+    seconds; :meth:`close` draws the final count once (unless it is already the one
+    drawn) and ends the line."""
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+    def __init__(self, total: int | None, done: int, stream: IO[str],
+                 every: float = 0.5) -> None:
+        self.total, self.done, self.stream, self.every = total, done, stream, every
+        self.start = self.last = time.monotonic()
+        self.first = done
+        self.drawn: int | None = None
+
+    def _draw(self) -> None:
+        text = f"trample: batch: {self.done:,}"
+        if self.total is not None:
+            share = self.done / self.total if self.total else 1.0
+            text += f"/{self.total:,} lines ({share:.0%})"
+        else:
+            text += " lines"
+        elapsed = time.monotonic() - self.start
+        if elapsed > 0 and self.done > self.first:
+            text += f", {(self.done - self.first) / elapsed:,.0f} lines/s"
+        self.stream.write("\r" + text.ljust(60))
+        self.stream.flush()
+        self.drawn = self.done
 
     def update(self, n: int) -> None:
-        return None
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= self.every:
+            self.last = now
+            self._draw()
+
+    def close(self) -> None:
+        if self.drawn != self.done:
+            self._draw()
+        self.stream.write("\n")
+        self.stream.flush()
 
 
-def _progress_bar(total: int | None, done: int, wanted: bool) -> Any:
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _in_error(path: str, exc: OSError) -> BatchError:
+    name = "standard input" if path == "-" else path
+    return BatchError(f"IN {name}: {exc.strerror or exc}")
+
+
+def _out_error(path: str, exc: OSError) -> BatchError:
+    name = "standard output" if path == "-" else path
+    return BatchError(f"OUT {name}: {exc.strerror or exc}")
+
+
+def _open_in(source: str) -> IO[bytes]:
+    if source == "-":
+        return sys.stdin.buffer
     try:
-        # tqdm comes with trample's test extra; without it, batch runs without a bar.
-        tqdm = importlib.import_module("tqdm").tqdm
-    except ImportError:
-        return _NoBar()
-    return tqdm(total=total, initial=done, unit=" lines", file=sys.stderr,
-                disable=not wanted, dynamic_ncols=True, desc="trample batch")
-
-
-def _open(path: str, mode: str, what: str) -> AbstractContextManager[IO[bytes]]:
-    if path == "-":  # standard input or output: used, not closed
-        return nullcontext(sys.stdin.buffer if "r" in mode else sys.stdout.buffer)
-    try:
-        return open(path, mode)  # the caller's ExitStack closes it
+        return open(source, "rb")  # the caller closes it
     except OSError as exc:
-        raise BatchError(f"{what} {path}: {exc.strerror or exc}") from None
+        raise _in_error(source, exc) from None
 
 
-def batch(source: str, target: str, *, resume: bool = False, workers: int | None = None,
-          ray: str | bool | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
-          progress: bool = True) -> int:
+def _check_out(source: str, in_stat: os.stat_result, target: str, *, resume: bool,
+               force: bool) -> os.stat_result | None:
+    """OUT's status when it exists (None when it does not); BatchError when OUT may not
+    be written: the same file as IN, a directory, or a file with content that neither
+    --resume nor --force allows to touch."""
+    in_name = "standard input" if source == "-" else source
+    if target == "-":
+        try:
+            out_stat = os.fstat(sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            return None
+        if stat.S_ISREG(out_stat.st_mode) and _same(in_stat, out_stat):
+            raise BatchError(f"IN {in_name} and OUT (standard output) are the same file")
+        return out_stat
+    try:
+        out_stat = os.stat(target)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _out_error(target, exc) from None
+    if _same(in_stat, out_stat):
+        raise BatchError(f"IN {in_name} and OUT {target} are the same file")
+    if stat.S_ISDIR(out_stat.st_mode):
+        raise BatchError(f"OUT {target}: is a directory")
+    if stat.S_ISREG(out_stat.st_mode) and out_stat.st_size and not (resume or force):
+        raise BatchError(f"OUT {target} already exists: --resume continues it, --force "
+                         "replaces it")
+    return out_stat
+
+
+def _replace(target: str, old: os.stat_result | None) -> IO[bytes]:
+    """A new empty file put in place of ``target`` (a regular file or none).
+
+    It is made beside OUT and renamed over it: OUT's old content is replaced in one step,
+    only once every check has passed; a reader still holding the old file (IN given as
+    ``-`` when it was OUT) keeps reading it whole.
+    """
+    real = os.path.realpath(target)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.",
+                                    suffix=".partial", dir=os.path.dirname(real))
+    except OSError as exc:
+        raise _out_error(target, exc) from None
+    try:
+        if old is not None:
+            mode = stat.S_IMODE(old.st_mode)
+        else:
+            umask = os.umask(0o022)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(fd, mode)
+        os.replace(temp, real)
+    except OSError as exc:
+        os.close(fd)
+        with suppress(OSError):
+            os.unlink(temp)
+        raise _out_error(target, exc) from None
+    return os.fdopen(fd, "wb")
+
+
+def _open_out(target: str, old: os.stat_result | None, resume_at: int | None) -> IO[bytes]:
+    if target == "-":
+        return sys.stdout.buffer
+    try:
+        if resume_at is not None:
+            f = open(target, "r+b")  # noqa: SIM115 - the caller closes it
+            f.truncate(resume_at)  # the partial last line a kill left
+            f.seek(resume_at)
+            return f
+        if old is not None and not stat.S_ISREG(old.st_mode):
+            return open(target, "wb")  # a device or pipe: as it is
+    except OSError as exc:
+        raise _out_error(target, exc) from None
+    return _replace(target, old)
+
+
+def batch(source: str, target: str, *, resume: bool = False, force: bool = False,
+          workers: int | None = None, ray: str | bool | None = None,
+          chunk_size: int = DEFAULT_CHUNK_SIZE, progress: bool = True) -> int:
     """``trample batch``: answer every line of the file ``source`` into ``target`` (either
-    may be ``-``), continuing a partial ``target`` with ``resume``; the exit status."""
+    may be ``-``); the exit status.
+
+    An OUT file with content is refused unless ``resume`` (continue it: keep its whole
+    lines, answer the rest of IN) or ``force`` (replace it). OUT is refused when it is IN
+    (standard input included, compared by device and inode) or a directory. Nothing in
+    OUT changes before every check has passed: a new OUT is a new file renamed over the
+    old one; a resumed OUT loses its partial last line only once it has been accepted.
+    An error reading IN or writing OUT (a full disk, say) is a BatchError (exit 2).
+    """
     _check(workers, chunk_size)
+    if resume and force:
+        raise BatchError("--resume and --force exclude each other: --resume continues OUT, "
+                         "--force replaces it")
     if resume and target == "-":
         raise BatchError("--resume needs OUT to be a file, not standard output")
-    if source != "-" and target != "-" and os.path.exists(target) \
-            and os.path.samefile(source, target):
-        raise BatchError(f"IN and OUT are the same file: {source}")
     with ExitStack() as stack:
-        src = stack.enter_context(_open(source, "rb", "IN"))
+        src = _open_in(source)
+        if source != "-":
+            stack.enter_context(src)
+        try:
+            in_stat = os.fstat(src.fileno())
+        except OSError as exc:
+            raise _in_error(source, exc) from None
+        old = _check_out(source, in_stat, target, resume=resume, force=force)
+        if resume and old is not None and not stat.S_ISREG(old.st_mode):
+            raise BatchError(f"--resume needs OUT to be a regular file: {target} is not")
         # Connect to Ray before OUT is touched: a failure there leaves OUT as it was.
         if ray:
             stack.enter_context(ray_session(ray, workers))
-        done = complete_lines(target) if resume and os.path.exists(target) else 0
-        for skipped in range(done):
-            if not src.readline():
+        lines = _reading(read_lines(src), source)
+        done, resume_at = 0, None
+        if resume and old is not None:
+            try:
+                done, resume_at = _whole_lines(target)
+            except OSError as exc:
+                raise _out_error(target, exc) from None
+            skipped = sum(1 for _ in islice(lines, done))
+            if skipped < done:
                 raise BatchError(f"--resume: OUT {target} has {done} lines but IN {source} "
                                  f"only {skipped}: OUT is not the batch of this IN")
-        out = stack.enter_context(_open(target, "ab" if resume else "wb", "OUT"))
-        total = _count_lines(source) if progress and source != "-" else None
-        with _progress_bar(total, done, progress) as bar:
-            for chunk in answer_lines(iter(src.readline, b""), first=done + 1,
-                                      workers=workers, ray=ray, chunk_size=chunk_size):
-                out.write("".join(line + "\n" for line in chunk).encode("utf-8"))
-                out.flush()
-                bar.update(len(chunk))
+        # Every check has passed: only now is OUT written.
+        out = _open_out(target, old, resume_at)
+        if target != "-":
+            stack.enter_context(out)
+        total = None
+        if progress and source != "-" and stat.S_ISREG(in_stat.st_mode):
+            total = _count_lines(source)  # a pipe or device IN is not read twice
+        bar = _Progress(total, done, sys.stderr) if progress else None
+        try:
+            for chunk in answer_lines(lines, first=done + 1, workers=workers, ray=ray,
+                                      chunk_size=chunk_size):
+                try:
+                    out.write("".join(line + "\n" for line in chunk).encode("utf-8"))
+                    out.flush()
+                except BrokenPipeError:
+                    raise
+                except OSError as exc:
+                    _abandon(out)
+                    raise _out_error(target, exc) from None
+                if bar is not None:
+                    bar.update(len(chunk))
+        finally:
+            if bar is not None:
+                bar.close()
+        if target != "-":
+            try:
+                out.close()
+            except OSError as exc:
+                raise _out_error(target, exc) from None
     return 0
+
+
+def _abandon(out: IO[bytes]) -> None:
+    # After a failed write, close OUT at once: its buffer's flush fails again here, but
+    # the file is closed all the same, and nothing is left to fail at exit.
+    with suppress(OSError, ValueError):
+        out.close()
+
+
+def _reading(lines: Iterator[bytes | None], source: str) -> Iterator[bytes | None]:
+    # An error reading IN is the environment's: exit 2 with its reason.
+    try:
+        yield from lines
+    except OSError as exc:
+        raise _in_error(source, exc) from None
 
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "BatchError", "answer", "answer_line", "answer_lines",
            "as_request", "batch", "complete_lines", "default_workers", "is_document",
-           "ordered_map", "ray_session", "solve_many"]
+           "ordered_map", "ray_session", "read_lines", "solve_many"]

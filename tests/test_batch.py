@@ -181,6 +181,171 @@ def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists()
 
 
+def one_line_error(result: subprocess.CompletedProcess[Any], *fragments: str) -> str:
+    """Exit 2 and one ``trample: `` line on standard error holding every fragment."""
+    err = result.stderr if isinstance(result.stderr, str) else result.stderr.decode()
+    assert result.returncode == 2, (result.returncode, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trample: "), err
+    assert "Traceback" not in err and "bug report" not in err and "internal" not in err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+def test_out_with_content_needs_resume_or_force(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [json.dumps(SPEC_EXAMPLE), "{broken"])
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b"precious\n")
+    one_line_error(batch(str(source), str(out)), str(out), "--resume", "--force")
+    assert out.read_bytes() == b"precious\n"
+    one_line_error(batch(str(source), str(out), "--resume", "--force"), "--resume", "--force")
+    assert out.read_bytes() == b"precious\n"
+    # --force replaces it: a new file renamed over the old one, its permissions kept.
+    out.chmod(0o640)
+    before = out.stat().st_ino
+    forced = batch(str(source), str(out), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert len(out.read_text().splitlines()) == 2 and out.stat().st_ino != before
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in tmp_path.iterdir()] != [] and not list(tmp_path.glob(".*partial"))
+    # An empty OUT holds nothing to lose: no flag needed.
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    assert batch(str(source), str(empty)).returncode == 0
+    assert empty.read_text() == out.read_text()
+    # A failure before any answer (here: --ray without Ray) leaves a forced OUT as it was.
+    out.write_bytes(b"precious\n")
+    code = ("import sys; sys.modules['ray'] = None\n"
+            "from trample.solver.cli import main\n"
+            f"sys.exit(main(['batch', {str(source)!r}, {str(out)!r}, '--force', '--ray']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    one_line_error(result, "trample[ray]")
+    assert out.read_bytes() == b"precious\n"
+
+
+def test_out_is_never_in_not_even_through_standard_streams(tmp_path: Path) -> None:
+    lines = [json.dumps(SPEC_EXAMPLE), rpc("count", {"combat": SPEC_EXAMPLE}, 2)]
+    work = write_lines(tmp_path / "work.jsonl", lines)
+    original = work.read_bytes()
+    command = [sys.executable, "-m", "trample.solver", "batch", "--no-progress"]
+    for flags in ([], ["--force"], ["--resume"]):
+        with work.open("rb") as stdin:  # trample batch - work.jsonl < work.jsonl
+            result = subprocess.run([*command, "-", str(work), *flags], stdin=stdin,
+                                    capture_output=True, timeout=120)
+        one_line_error(result, "same file", str(work))
+        assert work.read_bytes() == original
+    with work.open("ab") as stdout:  # trample batch work.jsonl - >> work.jsonl
+        result = subprocess.run([*command, str(work), "-"], stdout=stdout,
+                                stderr=subprocess.PIPE, timeout=120)
+    one_line_error(result, "same file")
+    assert work.read_bytes() == original
+    # Through another name of the same file, too.
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(work)
+    one_line_error(batch(str(link), str(work), "--force"), "same file")
+    assert work.read_bytes() == original
+
+
+def test_environment_errors_exit_2_without_a_bug_report(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [json.dumps(SPEC_EXAMPLE)] * 3)
+    bugs = tmp_path / "bugs"
+    env = {**os.environ, "TRAMPLE_BUG_DIR": str(bugs)}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "trample.solver", "batch", *args,
+                               "--no-progress"], capture_output=True, text=True,
+                              timeout=120, env=env)
+
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    for flags in ([], ["--force"], ["--resume"]):
+        one_line_error(run(str(source), str(folder), *flags), str(folder), "directory")
+    if os.path.exists("/dev/full"):
+        one_line_error(run(str(source), "/dev/full"), "/dev/full", "No space left")
+    one_line_error(run(str(tmp_path / "none" / "out.jsonl"), str(tmp_path / "o.jsonl")),
+                   "IN")
+    one_line_error(run(str(source), str(tmp_path / "none" / "out.jsonl")), "OUT")
+    assert not bugs.exists() or not any(bugs.iterdir())
+
+
+def test_resume_changes_nothing_before_it_accepts_out(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl", [json.dumps(SPEC_EXAMPLE)] * 2)
+    out = tmp_path / "out.jsonl"
+    # Three whole lines for an IN of two, and a partial last line: not this IN's batch.
+    out.write_bytes(b"null\nnull\nnull\n{\"jsonrpc\": \"2.0\", \"resu")
+    before = out.read_bytes()
+    one_line_error(batch(str(source), str(out), "--resume"), "--resume", str(out))
+    assert out.read_bytes() == before
+    # Accepted: the partial line goes, the rest of IN is answered.
+    out.write_bytes(b"null\n{\"jsonrpc\": \"2.0\", \"resu")
+    resumed = batch(str(source), str(out), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    got = out.read_text().splitlines()
+    assert got[0] == "null" and json.loads(got[1])["id"] == 2 and len(got) == 2
+
+
+def test_over_long_line_is_refused_unread_as_serve_refuses_it(tmp_path: Path) -> None:
+    source = tmp_path / "long.jsonl"
+    with source.open("wb") as f:  # 20 MiB on one line, then a good request
+        f.write(b'{"jsonrpc": "2.0", "method": "count", "id": 1, "params": {"x": "')
+        f.write(b"a" * (20 * 2**20))
+        f.write(b'"}}\n' + rpc("count", {"combat": SPEC_EXAMPLE}, 2).encode() + b"\n")
+    out = tmp_path / "out.jsonl"
+    # The batch's peak memory, read in a parent of its own (workers included).
+    code = ("import resource, subprocess, sys\n"
+            "done = subprocess.run(sys.argv[1:])\n"
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+            "sys.exit(done.returncode)")
+    result = subprocess.run([sys.executable, "-c", code, sys.executable, "-m",
+                             "trample.solver", "batch", str(source), str(out), "--workers",
+                             "2", "--no-progress"], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    peak_mb = int(result.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
+    assert peak_mb < 200, peak_mb  # the line alone is 20 MiB; healthy is about 50 MB
+    answers = out.read_text().splitlines()
+    refusal = json.loads(answers[0])
+    assert refusal["error"]["code"] == serve.PARSE_ERROR and refusal["id"] is None
+    assert json.loads(answers[1])["result"] == {"count": 3}
+    with source.open("rb") as stdin:
+        served = subprocess.run([sys.executable, "-m", "trample.solver", "serve"],
+                                stdin=stdin, capture_output=True, text=True, timeout=300)
+    assert served.stdout.splitlines() == answers
+
+
+def test_progress_ends_with_one_final_line(tmp_path: Path) -> None:
+    source = write_lines(tmp_path / "in.jsonl",
+                         [json.dumps(tiny(1 + i % 3, i)) for i in range(150)])
+    out = tmp_path / "out.jsonl"
+
+    def progress(*flags: str) -> list[str]:
+        result = subprocess.run([sys.executable, "-m", "trample.solver", "batch", str(source),
+                                 str(out), "--workers", "1", "--chunk-size", "10", *flags],
+                                capture_output=True, timeout=120)
+        err = result.stderr.decode()  # bytes: text mode would turn each \r into \n
+        assert result.returncode == 0, err
+        shown = [s.strip() for s in err.replace("\r", "\n").splitlines() if s.strip()]
+        assert shown and all(s.startswith("trample: batch: ") for s in shown), shown
+        assert err.endswith("\n") and err.count("\n") == 1, err  # redrawn in place
+        return shown
+
+    shown = progress()
+    assert sum("150/150" in s for s in shown) == 1, shown
+    assert shown[-1].startswith("trample: batch: 150/150 lines (100%)")
+    # Resuming a finished batch: the one line, once.
+    assert progress("--resume") == ["trample: batch: 150/150 lines (100%)"]
+    # From a pipe, the count alone.
+    with source.open("rb") as stdin:
+        piped = subprocess.run([sys.executable, "-m", "trample.solver", "batch", "-",
+                                str(out), "--force", "--workers", "1"], stdin=stdin,
+                               capture_output=True, timeout=120)
+    shown = [s.strip() for s in piped.stderr.decode().replace("\r", "\n").splitlines()
+             if s.strip()]
+    assert sum(s.startswith("trample: batch: 150 lines") for s in shown) == 1, shown
+
+
 def _group_alive(group: int) -> bool:
     """Whether a live (not zombie) process is left in the process group."""
     for stat in Path("/proc").glob("[0-9]*/stat"):

@@ -265,3 +265,74 @@ def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.Monkey
                        "--out", str(tmp_path)])
     assert stopped.value.code == 1
     assert "mismatch on tokens seed 0: no symmetry breaking" in capsys.readouterr().err
+
+
+# -- packaging and where a run writes -------------------------------------------------------
+
+def _results_state() -> dict[str, bytes]:
+    folder = ROOT / "benchmarks" / "results"
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def test_bench_extra_holds_what_the_runner_imports() -> None:
+    import tomllib
+
+    from benchmarks.output import BENCH_PACKAGES
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    bench = {req.split(">")[0].split("=")[0].split("<")[0].strip() for req in extras["bench"]}
+    assert set(BENCH_PACKAGES) <= bench
+    assert "trample[bench]" in extras["test"]  # the tests run the benchmarks
+
+
+@pytest.mark.parametrize("hidden", [["scipy"], ["matplotlib"], ["tqdm"], ["scipy", "matplotlib"]])
+def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
+    code = ("import runpy, sys\n"
+            + "".join(f"sys.modules[{name!r}] = None\n" for name in hidden)
+            + "runpy.run_module('benchmarks', run_name='__main__', alter_sys=True)\n")
+    result = subprocess.run([sys.executable, "-c", code, "--quick"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "pip install 'trample[bench]'" in lines[0]
+    named = lines[0].split(" not installed")[0]
+    assert ("SciPy" in named) == ("scipy" in hidden)
+    assert ("Matplotlib" in named) == ("matplotlib" in hidden)
+    assert ("tqdm" in named) == ("tqdm" in hidden)
+
+
+def test_a_run_without_out_writes_to_a_new_scratch_folder(tmp_path: Path) -> None:
+    before = _results_state()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    import os
+
+    run = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--family", "gang",
+                          "--sizes", "10", "--repeat", "1"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600, env={**os.environ, "TMPDIR": str(scratch)})
+    assert run.returncode == 0, run.stderr[-3000:]
+    made = [p for p in scratch.iterdir() if p.name.startswith("trample-benchmarks-")]
+    assert len(made) == 1 and str(made[0]) in run.stderr
+    results = json.loads((made[0] / "results.json").read_text(encoding="utf-8"))
+    assert results["checks"]["failure"] is None and results["checks"]["instances_checked"]
+    assert _results_state() == before  # the committed results are left as they were
+
+
+def test_settings_and_batch_reports_default_to_scratch(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    import tempfile
+
+    from benchmarks.output import output_folder
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first, second = output_folder(None, "settings"), output_folder(None, "settings")
+    assert first != second and first.parent == second.parent == tmp_path
+    assert str(first) in capsys.readouterr().err
+    chosen = output_folder(tmp_path / "a" / "b", "settings")
+    assert chosen == tmp_path / "a" / "b" and chosen.is_dir()
+    assert capsys.readouterr().err == ""

@@ -38,6 +38,7 @@ def bad_input(result: subprocess.CompletedProcess[str], *fragments: str) -> None
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("trample: "), lines[0]
     assert "Traceback" not in result.stderr
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
@@ -138,6 +139,14 @@ def test_demo() -> None:
     (json.dumps({**SPEC_EXAMPLE, "active_player": "zz"}), ("active_player", "'zz'")),
     (json.dumps({**SPEC_EXAMPLE, "objective": ["nope"]}), ("objective[0]", "'nope'")),
     ('{"a": NaN}', ("NaN",)),
+    # A blocker of a third player: named by its id and controller, no "'p3''s".
+    (json.dumps({"active_player": "ap", "players": [{"id": "ap"}, {"id": "p2"}, {"id": "p3"}],
+                 "creatures": [
+                     {"id": "ogre", "controller": "ap", "power": 3, "toughness": 3,
+                      "attacking": "p2"},
+                     {"id": "elf", "controller": "p3", "power": 1, "toughness": 1,
+                      "blocking": ["ogre"]}]}),
+     ("creatures[1].blocking", "'elf', controlled by 'p3', cannot block it (509.1a)")),
 ])
 def test_bad_input(doc: str, fragments: tuple[str, ...]) -> None:
     bad_input(run("solve", "-", stdin=doc), *fragments)
@@ -152,6 +161,21 @@ def test_bad_usage(spec_file: Path) -> None:
     bad_input(run("sample", str(spec_file), "-n", "x"), "-n")
     bad_input(run("enumerate", str(spec_file), "--limit", "-3"), "limit")
     bad_input(run(), "COMMAND")
+    bad_input(run("batch", "in.jsonl"), "batch: ", "OUT")
+    bad_input(run("apply", "-", "-"), "apply: ")
+
+
+def test_version_has_one_source() -> None:
+    import tomllib
+    from importlib.metadata import version
+
+    import trample
+
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"trample {trample.__version__}\n"
+    declared = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert trample.__version__ == version("trample") == declared["project"]["version"]
 
 
 def test_validate_bad_assignment(spec_file: Path, tmp_path: Path) -> None:

@@ -1,0 +1,41 @@
+"""Where a benchmark run writes, and what it needs installed.
+
+A run writes where ``--out`` says; without ``--out`` (and ``--quick`` is no exception) it
+writes to a new scratch folder, printed, never over the results committed in
+``benchmarks/results/``: replacing those is done on purpose, with
+``--out benchmarks/results``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH_PACKAGES = {"scipy": "SciPy", "matplotlib": "Matplotlib", "tqdm": "tqdm"}
+"""Import name and name of each package of trample's ``bench`` extra."""
+INSTALL_BENCH = "pip install 'trample[bench]'"
+
+
+def missing_packages() -> list[str]:
+    """The names of the ``bench`` extra's packages that cannot be imported."""
+    return [name for module, name in BENCH_PACKAGES.items()
+            if importlib.util.find_spec(module) is None]
+
+
+def missing_message(missing: list[str]) -> str:
+    """The one line that says what is missing and how to install it."""
+    verb = "is" if len(missing) == 1 else "are"
+    return (f"benchmarks: {', '.join(missing)} {verb} not installed (the baselines need "
+            f"SciPy, the plot Matplotlib, the progress bar tqdm): {INSTALL_BENCH}")
+
+
+def output_folder(out: Path | None, what: str) -> Path:
+    """``out``, made; without it a new scratch folder, whose path is printed."""
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix=f"trample-{what}-"))
+        print(f"benchmarks: writing to {out} (a scratch folder; --out DIR to choose one)",
+              file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    return out

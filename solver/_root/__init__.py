@@ -1,0 +1,27 @@
+"""trample: rules-exact combat damage assignment for Magic: The Gathering.
+
+``trample.models`` holds the combat and game models; ``trample.solver`` the solver, the
+command line and the JSON-RPC engine. This folder is the ``trample`` package itself
+(``[tool.setuptools.package-dir]`` maps it), so that ``trample.__version__`` exists.
+"""
+
+from __future__ import annotations
+
+__all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> str:
+    # The one source of the version is pyproject.toml, read back from the installed
+    # metadata, so that ``trample --version`` and ``importlib.metadata`` always agree.
+    # Looked up on first use: importing importlib.metadata costs tens of milliseconds,
+    # which every ``import trample.solver`` would otherwise pay.
+    if name != "__version__":
+        raise AttributeError(f"module 'trample' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("trample")
+    except PackageNotFoundError:  # not installed (the folders imported some other way)
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found
