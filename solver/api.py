@@ -167,12 +167,28 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
                    {"side": side, "limit": limit})
 
 
+def seed_of(seed: object) -> int:
+    """``sample``'s seed: an integer (0 if None), or one drawn from a NumPy ``Generator``
+    or a ``random.Random`` (which advance, as any draw from them does)."""
+    if seed is None:
+        return 0
+    if isinstance(seed, random.Random):
+        return seed.getrandbits(63)
+    if type(seed).__module__.startswith("numpy.random"):
+        import numpy as np
+
+        if isinstance(seed, np.random.Generator):
+            return int(seed.integers(2**63))
+    return check_int(seed, "seed")
+
+
 def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
-           seed: int | None = None) -> Iterator[Result]:
-    """``n`` independent uniformly random legal assignments, reproducible from ``seed``."""
+           seed: object = None) -> Iterator[Result]:
+    """``n`` independent uniformly random legal assignments, reproducible from ``seed`` (an
+    integer, a NumPy ``Generator`` or a ``random.Random``)."""
     space = space_of(document, side)
     n = check_int(n, "n", minimum=0)
-    seed = 0 if seed is None else check_int(seed, "seed")
+    seed = seed_of(seed)
     census = Census(space)
     rng = random.Random(seed)
     draws = (census.sample(rng) for _ in range(n))
