@@ -169,16 +169,17 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
 
 def seed_of(seed: object) -> int:
     """``sample``'s seed: an integer (0 if None), or one drawn from a NumPy ``Generator``
-    or a ``random.Random`` (which advance, as any draw from them does)."""
+    or a ``random.Random`` (which advance, as any draw from them does), within the same
+    bound as an integer seed, so that the draws are those of that integer."""
     if seed is None:
         return 0
     if isinstance(seed, random.Random):
-        return seed.getrandbits(63)
+        return seed.getrandbits(40)
     if type(seed).__module__.startswith("numpy.random"):
         import numpy as np
 
         if isinstance(seed, np.random.Generator):
-            return int(seed.integers(2**63))
+            return int(seed.integers(2**40))
     return check_int(seed, "seed")
 
 
