@@ -267,27 +267,11 @@ class Obj:
             return None
         return check_bool(value, self.sub(key))
 
-    def flag(self, key: str, default: bool) -> bool:
-        """A boolean with a default."""
-        value = self.data.get(key, MISSING)
-        if value is MISSING:
-            return default
-        return check_bool(value, self.sub(key))
-
     def string(self, key: str, limit: int = MAX_TEXT_LENGTH) -> str | None:
         """A string of at most ``limit`` characters, or None when absent."""
         value = self.data.get(key, MISSING)
         if value is MISSING:
             return None
-        if type(value) is str and len(value) <= limit:
-            return value
-        return check_text(value, self.sub(key), limit)
-
-    def text(self, key: str, default: str = "", limit: int = MAX_TEXT_LENGTH) -> str:
-        """A string (null and absent give ``default``)."""
-        value = self.data.get(key)
-        if value is None:
-            return default
         if type(value) is str and len(value) <= limit:
             return value
         return check_text(value, self.sub(key), limit)
@@ -302,23 +286,3 @@ class Obj:
                 raise InputError(self.sub(key), "required field is missing")
             return []
         return check_list(value, self.sub(key), limit)
-
-    def mapping(self, key: str, limit: int = MAX_OBJECTS) -> Mapping[str, Any]:
-        """An object whose keys are data (absent or null: empty)."""
-        value = self.data.get(key)
-        if value is None:
-            return {}
-        return check_object(value, self.sub(key), limit=limit)
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str | None = None) -> str:
-        """One of ``choices`` (absent: ``default``, or refused when there is none)."""
-        value = self.data.get(key, MISSING)
-        if value is MISSING or (value is None and default is not None):
-            if default is None:
-                raise InputError(self.sub(key), "required field is missing")
-            return default
-        if isinstance(value, str) and value in choices:
-            return value
-        wanted = (" or ".join(map(repr, choices)) if len(choices) == 2
-                  else "one of " + ", ".join(map(repr, choices)))
-        raise InputError(self.sub(key), f"must be {wanted}, not {brief_repr(value)}")

@@ -19,6 +19,7 @@ Bad input raises :class:`~trample.models.errors.InputError` naming the field.
 
 from __future__ import annotations
 
+import numbers
 import os
 import random
 from collections.abc import Iterator, Mapping
@@ -95,7 +96,7 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
     """A positive number of seconds; None gives the default."""
     if raw is None:
         return DEFAULT_TIME_LIMIT
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != raw:
+    if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or raw != raw:
         raise InputError(path, "must be a number of seconds")
     if not 0 < raw <= MAX_TIME_LIMIT:
         raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")

@@ -351,6 +351,7 @@ def test_numpy_integers_are_taken_wherever_integers_are() -> None:
     assert api.count(doc) == {"count": 3}
     assert len(list(api.enumerate_assignments(doc, limit=np.int64(2)))) == 2
     assert len(list(api.sample(doc, n=np.int16(3), seed=np.int64(1)))) == 3
+    assert api.solve(doc, time_limit=np.int64(5))["status"] == "optimal"
     assignment = [{"source": "vessel", "target": "wall", "amount": np.int64(5)}]
     assert api.validate(doc, assignment)["legal"] is True
     big = copy.deepcopy(SPEC_EXAMPLE)
@@ -360,6 +361,8 @@ def test_numpy_integers_are_taken_wherever_integers_are() -> None:
     state = copy.deepcopy(TEACHINGS)
     state["players"][0]["life"] = np.int64(7)
     assert apply(state, CLEANUP)["state"]["players"][0]["life"] == 7
+    milled = apply(state, {"action": "mill", "player": "you", "count": np.int64(2)})
+    assert len(milled["state"]["players"][0]["graveyard"]) == 2
     json.dumps(apply(state, CLEANUP))  # plain ints out
 
 
@@ -382,3 +385,20 @@ def test_sample_takes_a_numpy_generator_or_a_random_as_its_seed() -> None:
     generator = np.random.default_rng(7)
     assert draws(generator) != draws(generator)  # the generator advances
     assert refusal(lambda: list(api.sample(doc, seed="7"))).path == "seed"
+
+
+# -- the parsing benchmark ---------------------------------------------------------------
+
+
+def test_the_parsing_benchmark_runs_and_names_every_defect() -> None:
+    if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
+        sys.path.insert(0, str(ROOT))
+    from benchmarks import parsing
+
+    rows = parsing.measure(repeat=1, quick=True)
+    assert [r["document"] for r in rows] == list(parsing.DOCUMENTS)
+    assert all(r["from_json"] > 0 for r in rows)
+    found = parsing.messages()
+    assert len(found) == len(parsing.BROKEN)
+    for _, ours, _ in found:
+        assert ours.startswith("creatures["), ours
