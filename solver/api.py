@@ -98,9 +98,11 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
         return DEFAULT_TIME_LIMIT
     if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or raw != raw:
         raise InputError(path, "must be a number of seconds")
-    if not 0 < raw <= MAX_TIME_LIMIT:
+    # NumPy numbers too; an integer stays one so that a huge one compares without overflow.
+    seconds = int(raw) if isinstance(raw, numbers.Integral) else float(raw)
+    if not 0 < seconds <= MAX_TIME_LIMIT:
         raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")
-    return float(raw)
+    return float(seconds)
 
 
 def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
