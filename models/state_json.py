@@ -474,7 +474,7 @@ def check_growth(doc: Mapping[str, Any], path: str = "state") -> None:
 
     def check(value: int, where: str) -> None:
         if abs(value) > MAX_MAGNITUDE:
-            raise InputError(join(path, where), f"would grow to {int_text(value)}, past the "
+            raise InputError(join(path, where), f"would become {int_text(value)}, past the "
                              f"limit (magnitude at most {MAGNITUDE_TEXT})")
 
     check(doc["next_id"], "next_id")

@@ -215,10 +215,10 @@ def test_a_transition_that_would_grow_past_the_bound_is_refused(
     error = refusal(lambda: apply(state, action))
     assert error.path == path and "past the limit (magnitude at most 2^40)" in error.reason
     assert serve_error("apply", {"state": state, "action": action}).startswith(
-        f"params.{path}: would grow to ")
+        f"params.{path}: would become ")
     line = refused_on_the_command_line(cli("apply", "-", json.dumps(action),
                                            stdin=json.dumps(state).encode()))
-    assert line.startswith(f"trample: {path}: would grow to ")
+    assert line.startswith(f"trample: {path}: would become ")
     # One below the bound, the same transition is fine, and its output reads back.
     state[field] = MAX_MAGNITUDE - 10
     out = apply(state, action)["state"]
