@@ -143,6 +143,43 @@ def test_a_huge_life_is_refused_by_the_state_reader_on_the_command_line_and_in_s
         "params.state.players[1].life: 12676506002282294014967032")
 
 
+def _leaves(value: Any, path: str) -> list[tuple[str, Any, Any]]:
+    """(path, container, key) of every integer and boolean in a JSON value."""
+    found: list[tuple[str, Any, Any]] = []
+    items = value.items() if isinstance(value, dict) else enumerate(value)
+    for key, item in items:
+        where = f"{path}[{key}]" if isinstance(value, list) else f"{path}.{key}"
+        if isinstance(item, (dict, list)):
+            found += _leaves(item, where)
+        elif isinstance(item, (bool, int)):
+            found.append((where, value, key))
+    return found
+
+
+def _a_full_state() -> dict[str, Any]:
+    state = copy.deepcopy(TEACHINGS)
+    state["damage_this_turn"] = [{"source": "o4", "player": "opponent", "amount": 3}]
+    state["players"][0]["exile"] = [{"id": "o20", "card": "Spirit", "token": True}]
+    state["next_id"] = 21
+    return state
+
+
+def test_every_integer_and_boolean_of_a_state_is_checked_at_its_path() -> None:
+    leaves = _leaves(_a_full_state(), "state")
+    assert len(leaves) >= 20
+    for where, _, _ in leaves:
+        for bad, reason in ((2**41, "2199023255552 is out of range (magnitude at most 2^40)"),
+                            ("1", "must be"), (None, "must be")):
+            state = _a_full_state()
+            target = next((c, k) for w, c, k in _leaves(state, "state") if w == where)
+            if isinstance(target[0][target[1]], bool) and bad == 2**41:
+                reason = "must be true or false, not an integer"
+            target[0][target[1]] = bad
+            error = refusal(lambda state=state: apply(state, CLEANUP))
+            assert error.path == where, (where, bad, str(error))
+            assert error.reason.startswith(reason), (where, bad, str(error))
+
+
 # -- game-state bounds: cards, and integers that grow --------------------------------------
 
 
