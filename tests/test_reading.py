@@ -119,6 +119,8 @@ def test_unknown_fields_are_named_alike() -> None:
      "2^40)"),
     (lambda s: s["stack"][0].update(stamp=2**60), "state.stack[0].stamp",
      "1152921504606846976 is out of range (magnitude at most 2^40)"),
+    (lambda s: s["players"][1].update(library=[{"id": "o1", "card": "Forest"}] * 20_001),
+     "state.players[1].library", "has 20,001 entries; the limit is 20,000"),
     (lambda s: s["stack"][0].update(name=7), "state.stack[0].name",
      "must be a string, not an integer"),
     (lambda s: s["battlefield"][0].update(counters={"lore": 1, "x" * 1001: 1}),
