@@ -39,12 +39,14 @@ from trample.models.reading import (
     int_text,
 )
 
+# The reading helpers and keyword names are re-exported: callers have long found them here.
 __all__ = [
-    "DEATHTOUCH", "DOUBLE_STRIKE", "FIRST_STRIKE", "INDESTRUCTIBLE", "MAX_ID_LENGTH",
-    "MAX_MAGNITUDE", "MAX_OBJECTS", "MAX_TEXT_LENGTH", "RECOGNIZED_KEYWORDS", "TRAMPLE",
+    "DEATHTOUCH", "DOUBLE_STRIKE", "FIRST_STRIKE", "INDESTRUCTIBLE", "MAX_BLOCKS",
+    "MAX_BLOCKS_PER_CREATURE", "MAX_ID_LENGTH", "MAX_MAGNITUDE", "MAX_OBJECTS",
+    "MAX_TEXT_LENGTH", "RECOGNIZED_KEYWORDS", "REQUEST_FIELDS", "STEPS", "TRAMPLE",
     "TRAMPLE_OVER_PLANESWALKERS", "UNSUPPORTED_KEYWORDS", "Battle", "Combat", "Creature",
-    "Planeswalker", "Player", "brief_repr", "check_id", "check_int", "field_name", "int_text",
-    "normalize_keyword",
+    "Kind", "Planeswalker", "Player", "Step", "brief_repr", "check_id", "check_int",
+    "field_name", "int_text", "normalize_keyword",
 ]
 
 Step = Literal["first_strike", "regular"]

@@ -136,7 +136,6 @@ from .reading import (
     check_list,
     check_object,
     check_text,
-    describe,
     field_name,
     int_text,
     join,
@@ -187,9 +186,8 @@ def _str(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -
     value = _get(obj, key, path, default)
     if value is default and default is not _MISSING:
         return value
-    if not isinstance(value, str) or not value:
-        raise InputError(_where(path, key), f"must be a non-empty string, not "
-                                            f"{describe(value) if value != '' else 'empty'}")
+    if value == "":
+        raise InputError(_where(path, key), "must be a non-empty string")
     return check_text(value, _where(path, key))
 
 
@@ -337,8 +335,10 @@ def state_from_json(document: object, path: str = "") -> GameState:
             raise InputError(_where(where, "face"), f"{card.name!r} has no back face")
         counters_raw = _obj(b.get("counters", {}), _where(where, "counters"))
         counters: list[tuple[str, int]] = []
-        for kind in counters_raw:
-            n = _int(counters_raw, kind, _where(where, "counters"), minimum=0)
+        for kind, raw_count in counters_raw.items():
+            # A kind such as "+1/+1" is quoted in the path, as a state written back names it.
+            n = check_int(raw_count, f"{_where(where, 'counters')}.{field_name(kind)}",
+                          minimum=0)
             if n:
                 counters.append((str(kind), n))
         protector = b.get("protector")

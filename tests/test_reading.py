@@ -108,6 +108,10 @@ def test_unknown_fields_are_named_alike() -> None:
     (lambda s: s["battlefield"][0].update(counters={"lore": 2**41}),
      "state.battlefield[0].counters.lore", "2199023255552 is out of range (magnitude at most "
      "2^40)"),
+    (lambda s: s["battlefield"][0].update(counters={"+1/+1": -1}),
+     "state.battlefield[0].counters.'+1/+1'", "must be at least 0, not -1"),
+    (lambda s: s["stack"][0].update(ability=""), "state.stack[0].ability",
+     "must be a non-empty string"),
     (lambda s: s["battlefield"][0].update(damage=10**30), "state.battlefield[0].damage",
      "1000000000000000000000000000000 is out of range (magnitude at most 2^40)"),
     (lambda s: s["battlefield"][0].update(owner="x" * 201), "state.battlefield[0].owner",
