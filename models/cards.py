@@ -22,8 +22,18 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .combat import normalize_keyword
 from .errors import InputError
+from .keywords import normalize_keyword, read_keyword
+from .reading import (
+    MAGNITUDE_TEXT,
+    MAX_LONG_TEXT_LENGTH,
+    MAX_MAGNITUDE,
+    brief_repr,
+    check_list,
+    check_text,
+    describe,
+    join,
+)
 
 TRANSFORMING_LAYOUTS = frozenset({"transform", "modal_dfc", "double_faced_token"})
 """Layouts whose permanents can transform: transforming double-faced cards, modal
@@ -47,7 +57,7 @@ def mana_value_of_cost(mana_cost: str | None) -> int:
         parts = symbol.split("/")
         values = []
         for part in parts:
-            if part.isdigit():
+            if part.isdigit() and part.isascii():
                 values.append(int(part))
             elif part in ("X", "Y", "Z"):
                 values.append(0)
@@ -57,6 +67,34 @@ def mana_value_of_cost(mana_cost: str | None) -> int:
                 values.append(1)
         total += max(values, default=0)
     return total
+
+
+def check_mana_cost(mana_cost: str, path: str) -> str:
+    """Refuse a mana cost whose generic part is not written with the digits 0-9 or is past
+    the integer bound, or whose mana value is (so that every mana value is a bounded int)."""
+    for symbol in _SYMBOL.findall(mana_cost):
+        for part in symbol.split("/"):
+            if not part.isdigit():
+                continue
+            if not part.isascii():
+                raise InputError(path, f"{brief_repr('{' + symbol + '}')} is not a mana "
+                                 "symbol (generic mana is written with the digits 0-9)")
+            if len(part) > 13 or int(part) > MAX_MAGNITUDE:
+                raise InputError(path, f"generic mana {brief_repr('{' + symbol + '}')} is "
+                                 f"out of range (at most {MAGNITUDE_TEXT})")
+    if mana_value_of_cost(mana_cost) > MAX_MAGNITUDE:
+        raise InputError(path, f"the mana value is out of range (at most {MAGNITUDE_TEXT})")
+    return mana_cost
+
+
+def check_printed_number(value: str, path: str) -> str:
+    """Refuse a printed power, toughness, loyalty or defense whose number is past the
+    integer bound (``*`` and ``1+*`` are fine)."""
+    digits = re.sub(r"[^0-9]", "", value)
+    if len(digits.lstrip("0")) > 13 or (digits and int(digits) > MAX_MAGNITUDE):
+        raise InputError(path, f"{brief_repr(value)} is out of range (magnitude at most "
+                         f"{MAGNITUDE_TEXT})")
+    return value
 
 
 def _pt(value: str | None) -> int:
@@ -263,34 +301,44 @@ class Card:
 # -- loading -------------------------------------------------------------------------------
 
 
+_LONG_FIELDS = frozenset({"oracle_text"})
+_NUMBER_FIELDS = frozenset({"power", "toughness", "loyalty", "defense"})
+
+
 def _field(obj: Mapping[str, Any], key: str, path: str, *, required: bool = False,
            default: str | None = None) -> str | None:
     value = obj.get(key)
+    where = join(path, key)
     if value is None:
         if required:
-            raise InputError(f"{path}.{key}" if path else key, "missing required field")
+            raise InputError(where, "required field is missing")
         return default
-    if not isinstance(value, str):
-        raise InputError(f"{path}.{key}" if path else key,
-                         f"expected a string, got {type(value).__name__}")
-    return value
+    text = check_text(value, where, MAX_LONG_TEXT_LENGTH if key in _LONG_FIELDS else 1_000)
+    if key == "mana_cost":
+        return check_mana_cost(text, where)
+    if key in _NUMBER_FIELDS:
+        return check_printed_number(text, where)
+    if required and not text:
+        raise InputError(where, "must be a non-empty string")
+    return text
 
 
 def _keywords(value: object, path: str) -> tuple[str, ...]:
     if value is None:
         return ()
-    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
-        raise InputError(path, "expected a list of strings")
     seen: dict[str, str] = {}
-    for k in value:
-        seen.setdefault(normalize_keyword(k), k)
+    for i, k in enumerate(check_list(value, path)):
+        keyword, refused = read_keyword(check_text(k, f"{path}[{i}]"))
+        if refused is not None:
+            raise InputError(f"{path}[{i}]", refused)
+        seen.setdefault(keyword, k)
     return tuple(seen.values())
 
 
 def _face_from_json(obj: object, path: str, card_keywords: tuple[str, ...],
                     single: bool = False) -> Face:
     if not isinstance(obj, Mapping):
-        raise InputError(path, f"expected an object, got {type(obj).__name__}")
+        raise InputError(path, f"must be a card face object, not {describe(obj)}")
     name = _field(obj, "name", path, required=True)
     assert name is not None
     oracle = _field(obj, "oracle_text", path, default="") or ""
@@ -298,7 +346,7 @@ def _face_from_json(obj: object, path: str, card_keywords: tuple[str, ...],
     if single:
         keywords = card_keywords
     elif raw_keywords is not None:
-        keywords = _keywords(raw_keywords, f"{path}.keywords")
+        keywords = _keywords(raw_keywords, join(path, "keywords"))
     else:
         # Scryfall lists keywords per card, not per face: a face gets those its text names.
         lowered = oracle.lower()
@@ -320,17 +368,17 @@ def _face_from_json(obj: object, path: str, card_keywords: tuple[str, ...],
 def card_from_json(obj: object, path: str = "") -> Card:
     """A :class:`Card` from one Scryfall card object; raise InputError naming a bad field."""
     if not isinstance(obj, Mapping):
-        raise InputError(path, f"expected a card object, got {type(obj).__name__}")
+        raise InputError(path, f"must be a card object, not {describe(obj)}")
     name = _field(obj, "name", path, required=True)
     assert name is not None
     layout = _field(obj, "layout", path, default="normal") or "normal"
-    keywords = _keywords(obj.get("keywords"), f"{path}.keywords" if path else "keywords")
+    keywords = _keywords(obj.get("keywords"), join(path, "keywords"))
     raw_faces = obj.get("card_faces")
     faces: tuple[Face, ...]
     if raw_faces is not None:
-        faces_path = f"{path}.card_faces" if path else "card_faces"
-        if not isinstance(raw_faces, list) or not raw_faces:
-            raise InputError(faces_path, "expected a non-empty list of card faces")
+        faces_path = join(path, "card_faces")
+        if not check_list(raw_faces, faces_path, 16):
+            raise InputError(faces_path, "must list at least one card face")
         faces = tuple(_face_from_json(f, f"{faces_path}[{i}]", keywords)
                       for i, f in enumerate(raw_faces))
     else:
@@ -338,8 +386,10 @@ def card_from_json(obj: object, path: str = "") -> Card:
     cmc = obj.get("cmc")
     if cmc is None:
         cmc = float(faces[0].own_mana_value)
-    if not isinstance(cmc, (int, float)) or isinstance(cmc, bool):
-        raise InputError(f"{path}.cmc" if path else "cmc", "expected a number")
+    if (not isinstance(cmc, (int, float)) or isinstance(cmc, bool) or cmc != cmc
+            or abs(cmc) > MAX_MAGNITUDE):
+        raise InputError(join(path, "cmc"), f"must be a number of magnitude at most "
+                         f"{MAGNITUDE_TEXT}, not {brief_repr(cmc)}")
     if not keywords:
         merged: dict[str, str] = {}
         for face in faces:

@@ -8,92 +8,57 @@ so that nothing downstream ever sees an inconsistent combat.
 
 from __future__ import annotations
 
-import re
-import reprlib
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trample.models.errors import InputError
+from trample.models.keywords import (
+    ASSIGNMENT_KEYWORDS,
+    DEATHTOUCH,
+    DOUBLE_STRIKE,
+    FIRST_STRIKE,
+    INDESTRUCTIBLE,
+    TRAMPLE,
+    TRAMPLE_OVER_PLANESWALKERS,
+    UNSUPPORTED_KEYWORDS,
+    normalize_keyword,
+    read_keyword,
+)
+from trample.models.reading import (
+    MAX_ID_LENGTH,
+    MAX_MAGNITUDE,
+    MAX_OBJECTS,
+    MAX_TEXT_LENGTH,
+    MISSING,
+    Obj,
+    brief_repr,
+    check_id,
+    check_int,
+    check_text,
+    field_name,
+    int_text,
+)
+
+# The reading helpers and keyword names are re-exported: callers have long found them here.
+__all__ = [
+    "DEATHTOUCH", "DOUBLE_STRIKE", "FIRST_STRIKE", "INDESTRUCTIBLE", "MAX_BLOCKS",
+    "MAX_BLOCKS_PER_CREATURE", "MAX_ID_LENGTH", "MAX_MAGNITUDE", "MAX_OBJECTS",
+    "MAX_TEXT_LENGTH", "RECOGNIZED_KEYWORDS", "REQUEST_FIELDS", "STEPS", "TRAMPLE",
+    "TRAMPLE_OVER_PLANESWALKERS", "UNSUPPORTED_KEYWORDS", "Battle", "Combat", "Creature",
+    "Kind", "Planeswalker", "Player", "Step", "brief_repr", "check_id", "check_int",
+    "field_name", "int_text", "normalize_keyword",
+]
 
 Step = Literal["first_strike", "regular"]
 STEPS: tuple[Step, ...] = ("first_strike", "regular")
 
-TRAMPLE = "trample"
-TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
-DEATHTOUCH = "deathtouch"
-FIRST_STRIKE = "first strike"
-DOUBLE_STRIKE = "double strike"
-INDESTRUCTIBLE = "indestructible"
-RECOGNIZED_KEYWORDS = frozenset(
-    {TRAMPLE, TRAMPLE_OVER_PLANESWALKERS, DEATHTOUCH, FIRST_STRIKE, DOUBLE_STRIKE, INDESTRUCTIBLE}
-)
-"""Keywords that change damage assignment; every other keyword is accepted and ignored."""
+RECOGNIZED_KEYWORDS = ASSIGNMENT_KEYWORDS
+"""Keywords that change damage assignment; other keywords are accepted and ignored, but a
+misspelling of a recognized keyword is refused (:mod:`trample.models.keywords`)."""
 
-UNSUPPORTED_KEYWORDS = ("banding", "bands with other")
-
-# Limits: every integer in a document must have a magnitude of at most MAX_MAGNITUDE, so
-# that sums over a whole combat stay far inside 64-bit arithmetic in the CP-SAT model.
-MAX_MAGNITUDE = 2**40
-MAX_OBJECTS = 20_000
 MAX_BLOCKS_PER_CREATURE = 1_000
-MAX_ID_LENGTH = 200
-MAX_TEXT_LENGTH = 1_000
-"""Names and keywords."""
 MAX_BLOCKS = 100_000
 """Blocks in one document, all creatures together."""
-
-_SEPARATORS = re.compile(r"[\s_\-]+")
-
-
-class _BriefRepr(reprlib.Repr):
-    """``repr`` cut short: bounded depth and length, and no decimal conversion of an
-    integer past Python's digit limit (which would raise ValueError)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.maxlevel = 3
-        self.maxstring = 60
-        self.maxother = 60
-        self.maxlong = 60
-
-    def repr_int(self, x: int, level: int) -> str:
-        if x.bit_length() > 200:
-            return int_text(x)
-        return super().repr_int(x, level)
-
-
-_BRIEF = _BriefRepr()
-
-
-def brief_repr(value: object) -> str:
-    """``repr(value)`` for an error message: short, and safe on any hostile value (deep
-    nesting, huge integers, long strings)."""
-    return _BRIEF.repr(value)
-
-
-def int_text(value: int) -> str:
-    """An integer for an error message: its digits, or its size when it has very many."""
-    if value.bit_length() <= 400:
-        return str(value)
-    digits = int(value.bit_length() * 0.30103) + 1  # log10(2): within one of the truth
-    return f"{'a negative' if value < 0 else 'an'} integer of about {digits} digits"
-
-
-def field_name(key: object) -> str:
-    """A document key as it appears in an error path (quoted unless a plain name)."""
-    if isinstance(key, str) and key.isidentifier() and len(key) <= MAX_ID_LENGTH:
-        return key
-    return brief_repr(key)
-
-
-def normalize_keyword(keyword: str) -> str:
-    """Lower-case ``keyword`` with ``_``, ``-`` and runs of spaces made one space.
-
-    >>> normalize_keyword("Trample_Over-Planeswalkers")
-    'trample over planeswalkers'
-    """
-    return _SEPARATORS.sub(" ", keyword).strip().lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,137 +306,8 @@ def _creature_json(c: Creature) -> dict[str, Any]:
 REQUEST_FIELDS = frozenset({"side", "objective", "assignment", "time_limit"})
 """Top-level fields a document may carry for the request it is part of (SPEC §5)."""
 
-_MISSING = object()
-
-
-def _describe(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number with a fraction" if not value.is_integer() else "a float"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, Sequence):
-        return "a list"
-    return type(value).__name__
-
-
-class _Obj:
-    """Typed field access on one JSON object, with error paths."""
-
-    __slots__ = ("data", "index", "prefix")
-
-    def __init__(self, value: object, prefix: str, allowed: frozenset[str],
-                 index: int | None = None) -> None:
-        self.prefix = prefix
-        self.index = index
-        if type(value) is not dict and not isinstance(value, Mapping):
-            raise InputError(self.path or "document",
-                             f"must be an object, not {_describe(value)}")
-        self.data = value
-        if not allowed.issuperset(value):
-            for key in value:
-                if not isinstance(key, str) or key not in allowed:
-                    raise InputError(self.sub(field_name(key)), "unknown field (accepted: "
-                                     + ", ".join(sorted(allowed)) + ")")
-
-    @property
-    def path(self) -> str:
-        """Where this object is (built only when an error needs it)."""
-        return self.prefix if self.index is None else f"{self.prefix}[{self.index}]"
-
-    def sub(self, key: str) -> str:
-        path = self.path
-        return f"{path}.{key}" if path else key
-
-    def raw(self, key: str) -> object:
-        return self.data.get(key, _MISSING)
-
-    def required(self, key: str) -> object:
-        value = self.data.get(key, _MISSING)
-        if value is _MISSING:
-            raise InputError(self.sub(key), "required field is missing")
-        return value
-
-    def id(self, key: str, *, required: bool = True) -> str | None:
-        value = self.data.get(key)
-        if type(value) is str and 0 < len(value) <= MAX_ID_LENGTH:
-            return value  # the common case, checked without building the field's path
-        value = self.required(key) if required else value
-        if value is None and not required:
-            return None
-        return check_id(value, self.sub(key))
-
-    def integer(self, key: str, default: int | None = None, *, minimum: int | None = None) -> int:
-        value = self.data.get(key, _MISSING)
-        if type(value) is int and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE and (
-                minimum is None or value >= minimum):
-            return value  # the common case, checked without building the field's path
-        if value is _MISSING:
-            if default is None:
-                raise InputError(self.sub(key), "required field is missing")
-            return default
-        return check_int(value, self.sub(key), minimum=minimum)
-
-    def boolean(self, key: str) -> bool | None:
-        value = self.data.get(key, _MISSING)
-        if value is _MISSING:
-            return None
-        if not isinstance(value, bool):
-            raise InputError(self.sub(key), f"must be true or false, not {_describe(value)}")
-        return value
-
-    def string(self, key: str) -> str | None:
-        value = self.data.get(key, _MISSING)
-        if value is _MISSING:
-            return None
-        if not isinstance(value, str):
-            raise InputError(self.sub(key), f"must be a string, not {_describe(value)}")
-        if len(value) > MAX_TEXT_LENGTH:
-            raise InputError(self.sub(key), f"is longer than {MAX_TEXT_LENGTH} characters")
-        return value
-
-    def array(self, key: str, *, required: bool = False, limit: int = MAX_OBJECTS) -> list[Any]:
-        value = self.data.get(key, _MISSING)
-        if type(value) is list and len(value) <= limit:
-            return value  # the common case: a JSON array (read, never changed)
-        if value is _MISSING:
-            if required:
-                raise InputError(self.sub(key), "required field is missing")
-            return []
-        if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-            raise InputError(self.sub(key), f"must be a list, not {_describe(value)}")
-        if len(value) > limit:
-            raise InputError(self.sub(key), f"has {len(value)} entries; the limit is {limit}")
-        return list(value)
-
-
-def check_int(value: object, path: str, *, minimum: int | None = None) -> int:
-    """``value`` as an int, refused (InputError at ``path``) if it is not a JSON integer."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(path, f"must be an integer, not {_describe(value)}")
-    if abs(value) > MAX_MAGNITUDE:
-        raise InputError(path, f"{int_text(value)} is out of range (magnitude at most 2^40)")
-    if minimum is not None and value < minimum:
-        raise InputError(path, f"must be at least {minimum}, not {value}")
-    return value
-
-
-def check_id(value: object, path: str) -> str:
-    """``value`` as an id: a non-empty string of bounded length."""
-    if not isinstance(value, str):
-        raise InputError(path, f"must be an id (a string), not {_describe(value)}")
-    if not value:
-        raise InputError(path, "must be a non-empty id")
-    if len(value) > MAX_ID_LENGTH:
-        raise InputError(path, f"id is longer than {MAX_ID_LENGTH} characters")
-    return value
+_MISSING = MISSING
+_Obj = Obj
 
 
 _TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures", "planeswalkers",
@@ -492,16 +328,11 @@ def _parse_keywords(obj: _Obj) -> frozenset[str]:
         return _NO_KEYWORDS
     keywords = set()
     for i, value in enumerate(raw):
-        if not isinstance(value, str):
-            raise InputError(f"{obj.sub('keywords')}[{i}]",
-                             f"must be a string, not {_describe(value)}")
-        if len(value) > MAX_TEXT_LENGTH:
-            raise InputError(f"{obj.sub('keywords')}[{i}]",
-                             f"is longer than {MAX_TEXT_LENGTH} characters")
-        keyword = normalize_keyword(value)
-        if keyword.startswith(UNSUPPORTED_KEYWORDS):
-            raise InputError(f"{obj.sub('keywords')}[{i}]",
-                             f"{brief_repr(value)}: banding is not supported yet")
+        if type(value) is not str or len(value) > MAX_TEXT_LENGTH:
+            value = check_text(value, f"{obj.sub('keywords')}[{i}]")
+        keyword, refused = read_keyword(value)
+        if refused is not None:
+            raise InputError(f"{obj.sub('keywords')}[{i}]", refused)
         keywords.add(keyword)
     return frozenset(keywords)
 
@@ -527,19 +358,16 @@ def _parse_combat(document: object) -> Combat:
     for i, raw in enumerate(raw_players):
         obj = _Obj(raw, "players", _PLAYER_FIELDS, i)
         pid = obj.id("id")
-        assert pid is not None
         register(pid, obj)
         players.append(Player(pid, obj.integer("life", 20), obj.string("name")))
     player_ids = {p.id for p in players}
 
     active = top.id("active_player")
-    assert active is not None
     if active not in player_ids:
         raise InputError("active_player", f"{active!r} is not one of the players")
 
     def player_ref(obj: _Obj, key: str) -> str:
         pid = obj.id(key)
-        assert pid is not None
         if pid not in player_ids:
             raise InputError(obj.sub(key), f"{pid!r} is not a player")
         return pid
@@ -548,7 +376,6 @@ def _parse_combat(document: object) -> Combat:
     for i, raw in enumerate(top.array("planeswalkers")):
         obj = _Obj(raw, "planeswalkers", _PLANESWALKER_FIELDS, i)
         wid = obj.id("id")
-        assert wid is not None
         register(wid, obj)
         in_combat = obj.boolean("in_combat")
         planeswalkers.append(Planeswalker(wid, player_ref(obj, "controller"),
@@ -559,7 +386,6 @@ def _parse_combat(document: object) -> Combat:
     for i, raw in enumerate(top.array("battles")):
         obj = _Obj(raw, "battles", _BATTLE_FIELDS, i)
         bid = obj.id("id")
-        assert bid is not None
         register(bid, obj)
         in_combat = obj.boolean("in_combat")
         battles.append(Battle(bid, player_ref(obj, "protector"), obj.integer("defense"),
@@ -571,13 +397,12 @@ def _parse_combat(document: object) -> Combat:
     for i, raw in enumerate(raw_creatures):
         obj = _Obj(raw, "creatures", _CREATURE_FIELDS, i)
         cid = obj.id("id")
-        assert cid is not None
         register(cid, obj)
         controller = player_ref(obj, "controller")
         power, toughness = obj.integer("power"), obj.integer("toughness")
         damage, value = obj.integer("damage", 0, minimum=0), obj.integer("value", 1)
         keywords = _parse_keywords(obj)
-        attacking = obj.id("attacking", required=False)
+        attacking = obj.optional_id("attacking")
         blocked = obj.boolean("blocked")
         name = obj.string("name")
         blocking = obj.array("blocking", limit=MAX_BLOCKS_PER_CREATURE)

@@ -93,6 +93,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .cards import Card, bundled_cards, card_from_json
+from .combat import MAX_BLOCKS_PER_CREATURE
 from .combat_steps import (
     Assign,
     combat_damage_step,
@@ -123,7 +124,22 @@ from .game import (
     grant_keyword,
     put_onto_battlefield,
 )
+from .keywords import read_keyword
 from .mill import choose_to_mill, mill, pay_mill_cost
+from .reading import (
+    MAGNITUDE_TEXT,
+    MAX_MAGNITUDE,
+    brief_repr,
+    check_bool,
+    check_id,
+    check_int,
+    check_list,
+    check_object,
+    check_text,
+    field_name,
+    int_text,
+    join,
+)
 from .sagas import add_lore_counter, begin_precombat_main
 from .seeds import (
     activate_transform_ability,
@@ -146,30 +162,22 @@ _ID = re.compile(r"^[ot](\d+)$")
 
 
 # -- reading JSON ------------------------------------------------------------------------------
+# One toolkit (trample.models.reading) reads the state, the actions and the combat/1
+# document alike: the same wording, the same integer bound, full field paths.
 
 
 def _where(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+    return join(path, key)
 
 
 def _obj(value: object, path: str, allowed: frozenset[str] | None = None) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(path, f"expected an object, got {_type(value)}")
-    if allowed is not None:
-        for key in value:
-            if key not in allowed:
-                raise InputError(_where(path, str(key)), "unknown field")
-    return value
-
-
-def _type(value: object) -> str:
-    return "null" if value is None else type(value).__name__
+    return check_object(value, path, allowed)
 
 
 def _get(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> Any:
     if key not in obj:
         if default is _MISSING:
-            raise InputError(_where(path, key), "missing required field")
+            raise InputError(_where(path, key), "required field is missing")
         return default
     return obj[key]
 
@@ -178,56 +186,54 @@ def _str(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -
     value = _get(obj, key, path, default)
     if value is default and default is not _MISSING:
         return value
-    if not isinstance(value, str) or not value:
-        raise InputError(_where(path, key), f"expected a non-empty string, got {_type(value)}")
-    return value
+    if value == "":
+        raise InputError(_where(path, key), "must be a non-empty string")
+    return check_text(value, _where(path, key))
 
 
 def _text(obj: Mapping[str, Any], key: str, path: str) -> str:
-    value = obj.get(key, "")
-    if not isinstance(value, str):
-        raise InputError(_where(path, key), f"expected a string, got {_type(value)}")
-    return value
+    return check_text(obj.get(key, ""), _where(path, key))
 
 
 def _keywords(obj: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
-    value = obj.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
-        raise InputError(_where(path, key), "expected a list of strings")
+    where = _where(path, key)
+    value = check_list(obj.get(key, []), where)
+    for i, raw in enumerate(value):
+        _, refused = read_keyword(check_text(raw, f"{where}[{i}]"))
+        if refused is not None:
+            raise InputError(f"{where}[{i}]", refused)
     return tuple(value)
+
+
+def _id(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> Any:
+    value = _get(obj, key, path, default)
+    if value is default and default is not _MISSING:
+        return value
+    return check_id(value, _where(path, key))
 
 
 def _opt_str(obj: Mapping[str, Any], key: str, path: str) -> str | None:
     value = obj.get(key)
     if value is None:
         return None
-    if not isinstance(value, str) or not value:
-        raise InputError(_where(path, key), f"expected a string or null, got {_type(value)}")
-    return value
+    return str(_str(obj, key, path))
 
 
 def _int(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING, *,
          minimum: int | None = None) -> int:
     value = _get(obj, key, path, default)
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InputError(_where(path, key), f"expected an integer, got {_type(value)}")
-    if minimum is not None and value < minimum:
-        raise InputError(_where(path, key), f"must be at least {minimum}")
-    return value
+    if type(value) is int and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE and (
+            minimum is None or value >= minimum):
+        return value
+    return check_int(value, _where(path, key), minimum=minimum)
 
 
 def _bool(obj: Mapping[str, Any], key: str, path: str, default: bool) -> bool:
-    value = obj.get(key, default)
-    if not isinstance(value, bool):
-        raise InputError(_where(path, key), f"expected true or false, got {_type(value)}")
-    return value
+    return check_bool(obj.get(key, default), _where(path, key))
 
 
 def _list(obj: Mapping[str, Any], key: str, path: str, default: Any = _MISSING) -> list[Any]:
-    value = _get(obj, key, path, default)
-    if not isinstance(value, list):
-        raise InputError(_where(path, key), f"expected a list, got {_type(value)}")
-    return value
+    return check_list(_get(obj, key, path, default), _where(path, key))
 
 
 class _Cards:
@@ -262,7 +268,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     doc = _obj(document, path, _STATE_FIELDS)
     fmt = doc.get("format", FORMAT)
     if fmt != FORMAT:
-        raise InputError(_where(path, "format"), f"expected {FORMAT!r}, got {fmt!r}")
+        raise InputError(_where(path, "format"), f"must be {FORMAT!r}, not {brief_repr(fmt)}")
     custom: dict[str, Card] = {}
     for i, raw in enumerate(_list(doc, "cards", path, [])):
         card = card_from_json(raw, f"{_where(path, 'cards')}[{i}]")
@@ -284,7 +290,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     for i, raw in enumerate(raw_players):
         where = f"{ppath}[{i}]"
         p = _obj(raw, where, _PLAYER_FIELDS)
-        pid = _str(p, "id", where)
+        pid = _id(p, "id", where)
         check_player_id(pid, _where(where, "id"))
         claim(pid, _where(where, "id"))
         zones: dict[str, tuple[CardObject, ...]] = {}
@@ -293,7 +299,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
             for j, rc in enumerate(_list(p, zone, where, [])):
                 cwhere = f"{_where(where, zone)}[{j}]"
                 c = _obj(rc, cwhere, _CARD_OBJECT_FIELDS)
-                oid = claim(_str(c, "id", cwhere), _where(cwhere, "id"))
+                oid = claim(_id(c, "id", cwhere), _where(cwhere, "id"))
                 objs.append(CardObject(oid, cards.get(_str(c, "card", cwhere),
                                                       _where(cwhere, "card")),
                                        token=_bool(c, "token", cwhere, False)))
@@ -307,7 +313,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
 
     def player_ref(obj: Mapping[str, Any], key: str, where: str,
                    default: Any = _MISSING) -> Any:
-        value = _str(obj, key, where, default)
+        value = _id(obj, key, where, default)
         if value is not None and value not in player_ids:
             raise InputError(_where(where, key), f"{value!r} is not a player")
         return value
@@ -318,18 +324,21 @@ def state_from_json(document: object, path: str = "") -> GameState:
     for i, raw in enumerate(_list(doc, "battlefield", path, [])):
         where = f"{bpath}[{i}]"
         b = _obj(raw, where, _PERMANENT_FIELDS)
-        oid = claim(_str(b, "id", where), _where(where, "id"))
+        oid = claim(_id(b, "id", where), _where(where, "id"))
         card = cards.get(_str(b, "card", where), _where(where, "card"))
         owner = player_ref(b, "owner", where)
         face = _str(b, "face", where, "front")
         if face not in ("front", "back"):
-            raise InputError(_where(where, "face"), f"expected 'front' or 'back', got {face!r}")
+            raise InputError(_where(where, "face"), f"must be 'front' or 'back', not "
+                                                    f"{brief_repr(face)}")
         if face == "back" and card.back is None:
             raise InputError(_where(where, "face"), f"{card.name!r} has no back face")
         counters_raw = _obj(b.get("counters", {}), _where(where, "counters"))
         counters: list[tuple[str, int]] = []
-        for kind in counters_raw:
-            n = _int(counters_raw, kind, _where(where, "counters"), minimum=0)
+        for kind, raw_count in counters_raw.items():
+            # A kind such as "+1/+1" is quoted in the path, as a state written back names it.
+            n = check_int(raw_count, f"{_where(where, 'counters')}.{field_name(kind)}",
+                          minimum=0)
             if n:
                 counters.append((str(kind), n))
         protector = b.get("protector")
@@ -351,8 +360,8 @@ def state_from_json(document: object, path: str = "") -> GameState:
         where = f"{spath}[{i}]"
         t = _obj(raw, where, _TRIGGER_FIELDS)
         stack.append(Trigger(
-            claim(_str(t, "id", where), _where(where, "id")), _str(t, "ability", where),
-            _str(t, "source", where), player_ref(t, "controller", where),
+            claim(_id(t, "id", where), _where(where, "id")), _str(t, "ability", where),
+            _id(t, "source", where), player_ref(t, "controller", where),
             name=_text(t, "name", where),
             chapter=_int(t, "chapter", where, 0, minimum=0),
             player=player_ref(t, "player", where, None),
@@ -362,7 +371,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     for i, raw in enumerate(_list(doc, "damage_this_turn", path, [])):
         where = f"{dpath}[{i}]"
         d = _obj(raw, where, frozenset({"source", "player", "amount"}))
-        key = (_str(d, "source", where), player_ref(d, "player", where))
+        key = (_id(d, "source", where), player_ref(d, "player", where))
         if key in tally:
             raise InputError(where, f"duplicate tally for {key}")
         tally[key] = _int(d, "amount", where, minimum=1)
@@ -386,13 +395,15 @@ def _combat_from_json(value: object, path: str) -> CombatDeclaration | None:
     c = _obj(value, path, frozenset({"attacks", "blocks", "defenders"}))
     attacks = _obj(c.get("attacks", {}), _where(path, "attacks"))
     for key, target in attacks.items():
-        if not isinstance(target, str):
-            raise InputError(f"{path}.attacks.{key}", "expected an id")
+        check_id(key, f"{path}.attacks")
+        check_id(target, f"{path}.attacks.{field_name(key)}")
     blocks_raw = _obj(c.get("blocks", {}), _where(path, "blocks"))
     blocks: list[tuple[str, tuple[str, ...]]] = []
     for key, attacked in blocks_raw.items():
-        if not isinstance(attacked, list) or not all(isinstance(a, str) for a in attacked):
-            raise InputError(f"{path}.blocks.{key}", "expected a list of ids")
+        check_id(key, f"{path}.blocks")
+        where = f"{path}.blocks.{field_name(key)}"
+        for i, aid in enumerate(check_list(attacked, where, MAX_BLOCKS_PER_CREATURE)):
+            check_id(aid, f"{where}[{i}]")
         blocks.append((str(key), tuple(attacked)))
     defenders: list[tuple[str, str, str]] = []
     for i, raw in enumerate(_list(c, "defenders", path, [])):
@@ -400,8 +411,9 @@ def _combat_from_json(value: object, path: str) -> CombatDeclaration | None:
         d = _obj(raw, where, frozenset({"id", "kind", "player"}))
         kind = _str(d, "kind", where)
         if kind not in ("planeswalker", "battle"):
-            raise InputError(_where(where, "kind"), "expected 'planeswalker' or 'battle'")
-        defenders.append((_str(d, "id", where), kind, _str(d, "player", where)))
+            raise InputError(_where(where, "kind"), f"must be 'planeswalker' or 'battle', not "
+                                                    f"{brief_repr(kind)}")
+        defenders.append((_id(d, "id", where), kind, _id(d, "player", where)))
     return CombatDeclaration(attacks=tuple((str(k), v) for k, v in attacks.items()),
                              blocks=tuple(blocks), defenders=tuple(defenders))
 
@@ -452,6 +464,34 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "combat": combat,
         "cards": custom,
     }
+
+
+def check_growth(doc: Mapping[str, Any], path: str = "state") -> None:
+    """Refuse a state (as written by :func:`state_to_json`) holding an integer past the bound
+    every state is read with, naming the field: a transition that would push ``next_id``,
+    ``turn``, a life total or a counter past it is refused, so that trample always reads
+    back what it writes."""
+
+    def check(value: int, where: str) -> None:
+        if abs(value) > MAX_MAGNITUDE:
+            raise InputError(join(path, where), f"would become {int_text(value)}, past the "
+                             f"limit (magnitude at most {MAGNITUDE_TEXT})")
+
+    check(doc["next_id"], "next_id")
+    check(doc["turn"], "turn")
+    for i, p in enumerate(doc["players"]):
+        check(p["life"], f"players[{i}].life")
+        check(p["poison"], f"players[{i}].poison")
+    for i, b in enumerate(doc["battlefield"]):
+        for kind, n in b["counters"].items():
+            check(n, f"battlefield[{i}].counters.{field_name(kind)}")
+        check(b["damage"], f"battlefield[{i}].damage")
+        check(b["transformations"], f"battlefield[{i}].transformations")
+    for i, t in enumerate(doc["stack"]):
+        check(t["chapter"], f"stack[{i}].chapter")
+        check(t["stamp"], f"stack[{i}].stamp")
+    for i, d in enumerate(doc["damage_this_turn"]):
+        check(d["amount"], f"damage_this_turn[{i}].amount")
 
 
 # -- actions -----------------------------------------------------------------------------------
@@ -614,7 +654,9 @@ def apply(state_json: object, action: object, assign: Assign | None = None) -> d
     """
     state = state_from_json(state_json, "state")
     new, events = apply_action(state, action, assign)
-    return {"state": state_to_json(new), "events": [e.to_json() for e in events]}
+    written = state_to_json(new)
+    check_growth(written)
+    return {"state": written, "events": [e.to_json() for e in events]}
 
 
 def events_to_json(events: list[Event]) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ Bad input raises :class:`~trample.models.errors.InputError` naming the field.
 
 from __future__ import annotations
 
+import numbers
 import os
 import random
 from collections.abc import Iterator, Mapping
@@ -95,11 +96,13 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
     """A positive number of seconds; None gives the default."""
     if raw is None:
         return DEFAULT_TIME_LIMIT
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw != raw:
+    if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or raw != raw:
         raise InputError(path, "must be a number of seconds")
-    if not 0 < raw <= MAX_TIME_LIMIT:
+    # NumPy numbers too; an integer stays one so that a huge one compares without overflow.
+    seconds = int(raw) if isinstance(raw, numbers.Integral) else float(raw)
+    if not 0 < seconds <= MAX_TIME_LIMIT:
         raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")
-    return float(raw)
+    return float(seconds)
 
 
 def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
@@ -167,12 +170,29 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
                    {"side": side, "limit": limit})
 
 
+def seed_of(seed: object) -> int:
+    """``sample``'s seed: an integer (0 if None), or one drawn from a NumPy ``Generator``
+    or a ``random.Random`` (which advance, as any draw from them does), within the same
+    bound as an integer seed, so that the draws are those of that integer."""
+    if seed is None:
+        return 0
+    if isinstance(seed, random.Random):
+        return seed.getrandbits(40)
+    if type(seed).__module__.startswith("numpy.random"):
+        import numpy as np
+
+        if isinstance(seed, np.random.Generator):
+            return int(seed.integers(2**40))
+    return check_int(seed, "seed")
+
+
 def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
-           seed: int | None = None) -> Iterator[Result]:
-    """``n`` independent uniformly random legal assignments, reproducible from ``seed``."""
+           seed: object = None) -> Iterator[Result]:
+    """``n`` independent uniformly random legal assignments, reproducible from ``seed`` (an
+    integer, a NumPy ``Generator`` or a ``random.Random``)."""
     space = space_of(document, side)
     n = check_int(n, "n", minimum=0)
-    seed = 0 if seed is None else check_int(seed, "seed")
+    seed = seed_of(seed)
     census = Census(space)
     rng = random.Random(seed)
     draws = (census.sample(rng) for _ in range(n))
