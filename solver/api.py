@@ -34,11 +34,13 @@ from trample.solver.objectives import parse_objective
 from trample.solver.optimize import check_legal
 from trample.solver.optimize import solve as optimize
 from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
-from trample.solver.validate import violations
+from trample.solver.validate import each_violation
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``solve`` searches by default before answering ``feasible``."""
 MAX_TIME_LIMIT = 24 * 3600.0
+MAX_VIOLATIONS = 1_000
+"""Violations ``validate`` lists; past them it says how many more there are (``omitted``)."""
 
 Result = dict[str, Any]
 
@@ -144,8 +146,17 @@ def validate(document: Mapping[str, Any], assignment: object = None, *,
         raise InputError("assignment", "no assignment given (pass one, or put it at the "
                          "document's top level)")
     amounts = parse_assignment(space.combat, raw)
-    found = violations(space, amounts)
-    return {"legal": not found, "violations": [v.to_json() for v in found]}
+    listed: list[Result] = []
+    omitted = 0
+    for v in each_violation(space, amounts):
+        if len(listed) < MAX_VIOLATIONS:
+            listed.append(v.to_json())
+        else:
+            omitted += 1
+    result: Result = {"legal": not listed, "violations": listed}
+    if omitted:
+        result["omitted"] = omitted
+    return result
 
 
 def count(document: Mapping[str, Any], *, side: str | None = None) -> Result:

@@ -34,7 +34,7 @@ from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
 from trample.solver.objectives import evaluate, scoring
 from trample.solver.rules import LegalSpace, Part, components
-from trample.solver.validate import violations
+from trample.solver.validate import each_violation
 
 SMALL_GROUP = 64
 """A group with at most this many legal assignments is solved by looking at each."""
@@ -309,7 +309,7 @@ def solve(space: LegalSpace, terms: Sequence[str],
 
 def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:
     """Never let an illegal assignment out: a violation here is a bug in trample."""
-    found = violations(space, amounts)
-    if found:
-        raise InternalError(f"{what} produced an illegal assignment: {found[0].message} "
-                            f"({found[0].rule})")
+    found = next(each_violation(space, amounts), None)
+    if found is not None:
+        raise InternalError(f"{what} produced an illegal assignment: {found.message} "
+                            f"({found.rule})")
