@@ -24,6 +24,7 @@ uniformly; enumeration walks every transition with a completion and every compos
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
@@ -204,6 +205,7 @@ class PartSpace:
         self.budget = budget
         self.moves: list[dict[tuple[tuple[int, bool], ...], list[Move]]] = []
         self.completions: list[dict[tuple[tuple[int, bool], ...], int]] = []
+        self._totals: dict[tuple[int, tuple[tuple[int, bool], ...]], list[int]] = {}
         self._build()
 
     def _charge(self, work: int, bits: int = 0) -> None:
@@ -361,17 +363,29 @@ class PartSpace:
             return self.completions[layer + 1].get(state, 0)
         return 1
 
+    def _cumulative(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[int]:
+        """Running totals of the completions through each move from ``state``, kept: a
+        draw then costs a search, not a big-integer product per move (products the
+        budget already paid for when the completions were counted)."""
+        key = (layer, state)
+        found = self._totals.get(key)
+        if found is None:
+            running = 0
+            found = []
+            for move in self.moves[layer][state]:
+                running += move.ways * self._after(layer, move.next_state)
+                found.append(running)
+            self._totals[key] = found
+        return found
+
     def sample(self, rng: random.Random) -> Amounts:
         """A uniformly random legal assignment of this part."""
         amounts: Amounts = {}
         state = self.start
         for layer, s in enumerate(self.sources):
             pick = rng.randrange(self.completions[layer][state])
-            for move in self.moves[layer][state]:
-                weight = move.ways * self._after(layer, move.next_state)
-                if pick < weight:
-                    break
-                pick -= weight
+            moves = self.moves[layer][state]
+            move = moves[bisect_right(self._cumulative(layer, state), pick)]
             values = random_composition(move.total, [sl.lower for sl in move.slots], rng)
             _record(amounts, s.id, move, values)
             state = move.next_state
