@@ -36,7 +36,7 @@ from trample.solver.greedy import greedy
 from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
 from trample.solver.rules import LegalSpace, Part, Source, components
 from trample.solver.search_settings import SHIPPED, SearchSettings
-from trample.solver.validate import each_violation
+from trample.solver.validate import violations
 
 SMALL_GROUP = 64
 """A group with at most this many legal assignments is solved by looking at each."""
@@ -367,7 +367,7 @@ def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = No
 
 def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:
     """Never let an illegal assignment out: a violation here is a bug in trample."""
-    found = next(each_violation(space, amounts), None)
-    if found is not None:
-        raise InternalError(f"{what} produced an illegal assignment: {found.message} "
-                            f"({found.rule})")
+    found = violations(space, amounts)
+    if found:
+        raise InternalError(f"{what} produced an illegal assignment: {found[0].message} "
+                            f"({found[0].rule})")
