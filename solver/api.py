@@ -166,7 +166,8 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
 
 def validate(document: Mapping[str, Any], assignment: object = None, *,
              side: str | None = None) -> Result:
-    """Whether an assignment is legal, and every rule it breaks."""
+    """Whether an assignment is legal, and every rule it breaks: at most
+    :data:`MAX_VIOLATIONS` violations, then ``"omitted"``, how many more there are."""
     space = space_of(document, side)
     raw = _field(document, "assignment", assignment)
     if raw is None:
