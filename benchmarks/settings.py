@@ -22,8 +22,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +31,18 @@ from tqdm import tqdm
 from benchmarks import generators
 from benchmarks.generators import Document
 from benchmarks.output import output_folder
-from trample.solver import api, cpsat
-from trample.solver.optimize import THREADS_VARIABLE
+from trample.solver import api
+from trample.solver.search_settings import SearchSettings
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "as shipped": {},
     "no symmetry breaking": {"symmetry": False},
-    "greedy hint in the first try": {"hint_small": True},
+    "greedy hint in the first try": {"hint_small_models": True},
     "presolve, LP and hint in the first try": {"small_model": -1},
     "one thread": {"threads": 1},
 }
-"""Each configuration: the settings it changes from the shipped ones."""
+"""Each configuration: the fields of :class:`SearchSettings` it changes from the shipped
+ones."""
 
 Maker = Callable[[int], Document]
 
@@ -66,33 +66,22 @@ FAMILIES: dict[str, tuple[str, Maker, Maker]] = {
 """Family -> (what an instance is, full-size maker, quick maker)."""
 
 
-@contextmanager
-def configured(changes: dict[str, Any]) -> Iterator[None]:
-    """The shipped settings with ``changes`` applied, restored afterwards."""
-    saved = (cpsat.BREAK_SYMMETRY, cpsat.SMALL_MODEL, cpsat.HINT_SMALL_MODELS,
-             os.environ.get(THREADS_VARIABLE))
-    try:
-        cpsat.BREAK_SYMMETRY = changes.get("symmetry", cpsat.BREAK_SYMMETRY)
-        cpsat.SMALL_MODEL = changes.get("small_model", cpsat.SMALL_MODEL)
-        cpsat.HINT_SMALL_MODELS = changes.get("hint_small", cpsat.HINT_SMALL_MODELS)
-        if "threads" in changes:
-            os.environ[THREADS_VARIABLE] = str(changes["threads"])
-        yield
-    finally:
-        cpsat.BREAK_SYMMETRY, cpsat.SMALL_MODEL, cpsat.HINT_SMALL_MODELS, threads = saved
-        if threads is None:
-            os.environ.pop(THREADS_VARIABLE, None)
-        else:
-            os.environ[THREADS_VARIABLE] = threads
+def configured(changes: dict[str, Any]) -> SearchSettings:
+    """The shipped settings with ``changes`` applied: a value passed to each solve, so
+    nothing global changes while other threads search."""
+    return SearchSettings(**changes)
 
 
-def time_solve(doc: Document, repeat: int, time_limit: float) -> tuple[float, dict[str, Any]]:
-    """Median seconds of ``repeat`` end-to-end solves, and the last answer."""
+def time_solve(doc: Document, repeat: int, time_limit: float,
+               settings: SearchSettings | None = None) -> tuple[float, dict[str, Any]]:
+    """Median seconds of ``repeat`` end-to-end solves with ``settings``, and the last
+    answer."""
     times = []
     answer: dict[str, Any] = {}
+    chosen = SearchSettings() if settings is None else settings
     for _ in range(repeat):
         started = time.perf_counter()
-        answer = dict(api.solve(doc, time_limit=time_limit))
+        answer = dict(api.solve(doc, time_limit=time_limit, settings=chosen))
         times.append(time.perf_counter() - started)
     return statistics.median(times), answer
 
@@ -108,8 +97,7 @@ def run(families: Sequence[str], seeds: int, repeat: int, quick: bool,
         row: dict[str, Any] = {"family": family, "seed": seed, "seconds": {}}
         reference: tuple[str, dict[str, int]] | None = None
         for name, changes in CONFIGS.items():
-            with configured(changes):
-                seconds, answer = time_solve(doc, repeat, time_limit)
+            seconds, answer = time_solve(doc, repeat, time_limit, configured(changes))
             got = (answer["status"], answer["objective"])
             if reference is None:
                 reference = got

@@ -22,8 +22,10 @@ from __future__ import annotations
 import numbers
 import os
 import random
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +37,14 @@ from trample.solver.objectives import parse_objective
 from trample.solver.optimize import check_legal
 from trample.solver.optimize import solve as optimize
 from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
-from trample.solver.validate import violations
+from trample.solver.search_settings import SHIPPED, SearchSettings
+from trample.solver.validate import each_violation
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``solve`` searches by default before answering ``feasible``."""
 MAX_TIME_LIMIT = 24 * 3600.0
+MAX_VIOLATIONS = 1_000
+"""Violations ``validate`` lists; past them it says how many more there are (``omitted``)."""
 
 Result = dict[str, Any]
 
@@ -120,16 +125,40 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
     return space
 
 
+_request_started: ContextVar[float | None] = ContextVar("request_started", default=None)
+
+
+@contextmanager
+def timed_request() -> Iterator[None]:
+    """A ``solve`` inside counts its time limit from now (``serve``: a line was just read)."""
+    token = _request_started.set(time.monotonic())
+    try:
+        yield
+    finally:
+        _request_started.reset(token)
+
+
 def solve(document: Mapping[str, Any], *, side: str | None = None,
           objective: list[str] | str | None = None,
-          time_limit: float | None = None) -> Result:
-    """The best legal assignment for the objective (SPEC §4), and whether it is proved."""
+          time_limit: float | None = None, started: float | None = None,
+          settings: SearchSettings = SHIPPED) -> Result:
+    """The best legal assignment for the objective (SPEC §4), and whether it is proved.
+
+    The time limit covers the whole request: from ``started`` (a :func:`time.monotonic`
+    instant the caller took when it began reading the request), else from the start of
+    :func:`timed_request`, else from this call; parsing and model building count.
+    ``settings``: how to search (the benchmarks compare variants).
+    """
+    entered = time.monotonic()
+    if started is None:
+        started = _request_started.get()
+    begin = entered if started is None else min(started, entered)
     space = space_of(document, side)
     terms = parse_objective(_field(document, "objective", objective), space.side)
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     with _reporting("solve", document, side=side, objective=objective,
                     time_limit=time_limit):
-        found = optimize(space, terms, seconds)
+        found = optimize(space, terms, seconds, settings, deadline=begin + seconds)
     result: Result = {"status": found.status, "side": space.side, "step": space.step,
                       "objective": found.objective}
     if found.bound is not None:
@@ -140,15 +169,25 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
 
 def validate(document: Mapping[str, Any], assignment: object = None, *,
              side: str | None = None) -> Result:
-    """Whether an assignment is legal, and every rule it breaks."""
+    """Whether an assignment is legal, and every rule it breaks: at most
+    :data:`MAX_VIOLATIONS` violations, then ``"omitted"``, how many more there are."""
     space = space_of(document, side)
     raw = _field(document, "assignment", assignment)
     if raw is None:
         raise InputError("assignment", "no assignment given (pass one, or put it at the "
                          "document's top level)")
     amounts = parse_assignment(space.combat, raw)
-    found = violations(space, amounts)
-    return {"legal": not found, "violations": [v.to_json() for v in found]}
+    listed: list[Result] = []
+    omitted = 0
+    for v in each_violation(space, amounts):
+        if len(listed) < MAX_VIOLATIONS:
+            listed.append(v.to_json())
+        else:
+            omitted += 1
+    result: Result = {"legal": not listed, "violations": listed}
+    if omitted:
+        result["omitted"] = omitted
+    return result
 
 
 def count(document: Mapping[str, Any], *, side: str | None = None) -> Result:

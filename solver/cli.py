@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import os
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
@@ -245,10 +246,11 @@ def run(argv: Sequence[str]) -> int:
                     time_limit=args.time_limit))
         return EXIT_OK
 
+    started = time.monotonic()  # solve's time limit counts reading the input
     document = _read_json(args.file, "combat document")
     if args.command == "solve":
         _emit(api.solve(document, side=args.side, objective=_objective(args.objective),
-                        time_limit=args.time_limit))
+                        time_limit=args.time_limit, started=started))
     elif args.command == "validate":
         assignment = None
         if args.assignment is not None:

@@ -24,10 +24,11 @@ uniformly; enumeration walks every transition with a completion and every compos
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
-from math import comb, prod
+from math import comb, lgamma, log, prod
 from typing import TypeVar
 
 from trample.models.errors import TrampleError
@@ -36,10 +37,41 @@ from trample.solver.rules import LegalSpace, Part, Recipient, Source
 
 WORK_LIMIT = 250_000
 """Transitions the dynamic program may build for one combat before it refuses."""
+BIT_PRODUCTS_PER_STEP = 2**24
+"""Big-integer work charged as one step: multiplying an a-bit by a b-bit number costs
+a*b / this many steps (about as long, measured, as a step of the dynamic program), so
+counts of hundreds of thousands of digits are refused in about a second, not computed
+for minutes."""
+
+
+def product_work(a: int, b: int) -> int:
+    """Steps charged for multiplying ``a`` by ``b`` (0 for machine-sized numbers)."""
+    return (a.bit_length() * b.bit_length()) // BIT_PRODUCTS_PER_STEP
+
+
+def comb_bits(n: int, k: int) -> int:
+    """An upper estimate of the bit length of C(n, k), without computing it."""
+    if k <= 0 or k >= n:
+        return 1
+    return int((lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)) / log(2)) + 2
 
 
 class CountOutOfReach(TrampleError):
     """The exact count (or an exact sampler) would take more work than allowed."""
+
+
+def charged_product(values: Iterable[int], budget: list[int], limit: int) -> int:
+    """The product of ``values``, each multiplication charged to ``budget`` first."""
+    total = 1
+    for v in values:
+        budget[0] -= product_work(total, v)
+        if budget[0] < 0:
+            raise CountOutOfReach(
+                f"the count has more than {total.bit_length():,} bits before its last "
+                f"factors; multiplying them out would take more than {limit:,} steps, so "
+                "it is refused rather than estimated")
+        total *= v
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,14 +205,22 @@ class PartSpace:
         self.budget = budget
         self.moves: list[dict[tuple[tuple[int, bool], ...], list[Move]]] = []
         self.completions: list[dict[tuple[tuple[int, bool], ...], int]] = []
+        self._totals: dict[tuple[int, tuple[tuple[int, bool], ...]], list[int]] = {}
         self._build()
 
-    def _charge(self, work: int) -> None:
-        """Spend ``work`` of the budget, or refuse: never estimate a count."""
+    def _charge(self, work: int, bits: int = 0) -> None:
+        """Spend ``work`` of the budget, or refuse: never estimate a count. ``bits``: the
+        size of the numbers that made the work, when big-integer arithmetic did."""
         self.budget[0] -= work
         if self.budget[0] < 0:
             names = ", ".join(s.id for s in self.sources[:6])
             more = ", ..." if len(self.sources) > 6 else ""
+            if bits:
+                raise CountOutOfReach(
+                    f"the sources {names}{more} have counts of more than {bits:,} bits "
+                    "(huge powers split among many recipients); the exact arithmetic "
+                    f"would take more than {self.limit:,} steps, so it is refused rather "
+                    "than estimated")
             raise CountOutOfReach(
                 f"the sources {names}{more} share {len(self.items)} blockers or "
                 "planeswalkers whose thresholds couple them; an exact answer would take "
@@ -272,7 +312,14 @@ class PartSpace:
                 return None
             new[n] = (0, False)
         total = s.power - spent
-        ways = compositions_count(total, [sl.lower for sl in slots])
+        lowers = [sl.lower for sl in slots]
+        # A move holds a slot per recipient: building it is work in proportion. And a
+        # binomial of a huge power over many recipients is a huge number: computing it
+        # (and every product with it later) is charged by its size.
+        bits = comb_bits(max(total - sum(lowers), 0) + len(lowers) - 1, len(lowers) - 1)
+        self._charge(len(lowers) + (bits >> 10) + (bits * bits) // BIT_PRODUCTS_PER_STEP,
+                     bits if bits > 1 << 12 else 0)
+        ways = compositions_count(total, lowers)
         if ways == 0:
             return None
         return Move(tuple(exact), tuple(slots), total, ways, tuple(new))
@@ -295,7 +342,14 @@ class PartSpace:
         for layer in range(len(self.sources) - 1, -1, -1):
             here: dict[tuple[tuple[int, bool], ...], int] = {}
             for state, moves in self.moves[layer].items():
-                here[state] = sum(m.ways * after.get(m.next_state, 0) for m in moves)
+                n = 0
+                for m in moves:
+                    later = after.get(m.next_state, 0)
+                    work = product_work(m.ways, later)
+                    if work:
+                        self._charge(work, max(m.ways.bit_length(), later.bit_length()))
+                    n += m.ways * later
+                here[state] = n
             self.completions.insert(0, here)
             after = here
         self.start = start
@@ -309,17 +363,29 @@ class PartSpace:
             return self.completions[layer + 1].get(state, 0)
         return 1
 
+    def _cumulative(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[int]:
+        """Running totals of the completions through each move from ``state``, kept: a
+        draw then costs a search, not a big-integer product per move (products the
+        budget already paid for when the completions were counted)."""
+        key = (layer, state)
+        found = self._totals.get(key)
+        if found is None:
+            running = 0
+            found = []
+            for move in self.moves[layer][state]:
+                running += move.ways * self._after(layer, move.next_state)
+                found.append(running)
+            self._totals[key] = found
+        return found
+
     def sample(self, rng: random.Random) -> Amounts:
         """A uniformly random legal assignment of this part."""
         amounts: Amounts = {}
         state = self.start
         for layer, s in enumerate(self.sources):
             pick = rng.randrange(self.completions[layer][state])
-            for move in self.moves[layer][state]:
-                weight = move.ways * self._after(layer, move.next_state)
-                if pick < weight:
-                    break
-                pick -= weight
+            moves = self.moves[layer][state]
+            move = moves[bisect_right(self._cumulative(layer, state), pick)]
             values = random_composition(move.total, [sl.lower for sl in move.slots], rng)
             _record(amounts, s.id, move, values)
             state = move.next_state
@@ -368,12 +434,14 @@ class Census:
 
     def __init__(self, space: LegalSpace, work_limit: int = WORK_LIMIT) -> None:
         self.space = space
-        budget = [work_limit]
-        self.parts = [PartSpace(space, part, budget, work_limit) for part in space.parts]
+        self.budget = [work_limit]
+        self.limit = work_limit
+        self.parts = [PartSpace(space, part, self.budget, work_limit)
+                      for part in space.parts]
 
     def count(self) -> int:
         """The number of distinct legal assignments."""
-        return prod(p.count() for p in self.parts)
+        return charged_product((p.count() for p in self.parts), self.budget, self.limit)
 
     def sample(self, rng: random.Random) -> Amounts:
         """One legal assignment, uniformly at random."""

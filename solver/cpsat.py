@@ -16,9 +16,11 @@ from typing import Literal
 
 from ortools.sat.python import cp_model
 
+from trample.models.errors import InternalError
 from trample.solver.assignment import Amounts
 from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
 from trample.solver.rules import LegalSpace, Source
+from trample.solver.search_settings import SHIPPED, SearchSettings
 
 Status = Literal["optimal", "feasible", "unknown"]
 
@@ -39,26 +41,8 @@ class GroupResult:
     lexicographic upper bound on the improvement (all zero when optimal)."""
 
 
-QUICK_DETERMINISTIC_TIME = 2.0
-"""Effort (CP-SAT's deterministic time, roughly seconds) of the first, single-worker try."""
-PORTFOLIO_WORKERS = 8
-"""Workers of the second try, interleaved deterministically (a fixed number, whatever the
-machine, so that every machine gives the same answer)."""
-
-
-SMALL_MODEL = 256
-"""Models with at most this many variables are searched in the first try without presolve,
-without LP relaxation and without the greedy hint: measured on the coupled parts of the
-benchmark families (``python -m benchmarks.settings``), that proves them up to twice as
-soon; larger models need presolve and the relaxation."""
-HINT_SMALL_MODELS = False
-"""Whether the first try on a small model starts from the hint all the same (measured
-slower: on planeswalker pile-ups the greedy split leads the search astray)."""
-
-
-BREAK_SYMMETRY = True
-"""Whether :func:`solve_group` orders the amounts of interchangeable creatures by default
-(on token swarms of 30 attackers, about 1.5 times sooner: ``python -m benchmarks.settings``)."""
+class SearchFailed(InternalError):
+    """CP-SAT answered a status that a correct model of a legal space cannot have."""
 
 
 class _Model(cp_model.CpModel):
@@ -81,45 +65,63 @@ def _solver() -> cp_model.CpSolver:
 
 
 def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
-         best: Amounts | None,
-         deadline: float | None) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+         best: Amounts | None, deadline: float | None,
+         settings: SearchSettings) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """Solve ``model`` deterministically: one worker for a bounded effort (most models
     are proved there), then, if not proved, a portfolio of workers whose search is
     interleaved in a fixed order. Only a wall-clock ``deadline`` can make the outcome
     depend on the machine."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
     solver = _solver()
-    small = len(model.proto.variables) <= SMALL_MODEL
+    size = len(model.proto.variables)
+    small = size <= settings.small_model
+    # 2 is CP-SAT's default; 0 skips the detection that overran time limits on big models.
+    symmetry_level = 2 if size <= settings.symmetry_detection_variables else 0
     for phase in (1, 2):
-        remaining = None if deadline is None else deadline - time.perf_counter()
+        remaining = None if deadline is None else deadline - time.monotonic()
         if phase == 2 and remaining is not None and remaining <= 0:
             break
         # Every parameter that changes is set each time: the solver is reused.
         params = solver.parameters
         params.random_seed = 0
-        params.num_workers = 1 if phase == 1 else PORTFOLIO_WORKERS
+        params.num_workers = 1 if phase == 1 else settings.portfolio_workers
         params.interleave_search = phase == 2
         quick = phase == 1 and small
         params.cp_model_presolve = not quick
         params.linearization_level = 0 if quick else 1
-        params.max_deterministic_time = QUICK_DETERMINISTIC_TIME if phase == 1 else inf
+        params.symmetry_level = symmetry_level
+        params.max_deterministic_time = settings.quick_deterministic_time if phase == 1 \
+            else inf
         params.max_time_in_seconds = inf if remaining is None else max(remaining, 0.001)
         model.clear_hints()  # type: ignore[no-untyped-call]
-        if best is not None and (not quick or HINT_SMALL_MODELS):
+        if best is not None and (not quick or settings.hint_small_models):
             for pair, var in x.items():
                 model.add_hint(var, best.get(pair, 0))
         code = solver.solve(model)
-        if code in (cp_model.OPTIMAL, cp_model.INFEASIBLE, cp_model.MODEL_INVALID):
-            break
         if code == cp_model.FEASIBLE:
             best = {pair: solver.value(var) for pair, var in x.items()}
+        elif code != cp_model.UNKNOWN:
+            break  # OPTIMAL, or a status the caller reports as a failure
     return code, solver
+
+
+def _failure(code: cp_model.CpSolverStatus, model: cp_model.CpModel) -> SearchFailed:
+    """The error for a status no correct model of a legal space has (the legal space
+    always holds an assignment, and the model is built from it)."""
+    if code == cp_model.INFEASIBLE:
+        return SearchFailed("CP-SAT proved the model infeasible, but the legal space is "
+                            "never empty: the model of the rules is broken")
+    if code == cp_model.MODEL_INVALID:
+        why = model.validate() or "no reason given"
+        return SearchFailed(f"CP-SAT found the model invalid: {why}")
+    return SearchFailed(f"CP-SAT answered an unexpected status {code!r}")
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 deadline: float | None = None, exclude: frozenset[str] = frozenset(),
                 hint: Amounts | None = None, weighted: bool | None = None,
-                symmetry: bool | None = None) -> GroupResult:
+                symmetry: bool | None = None,
+                settings: SearchSettings = SHIPPED) -> GroupResult:
     """Maximize ``terms`` lexicographically over the amounts of ``sources``.
 
     ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
@@ -130,9 +132,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
     with the best assignment of that stage (status ``feasible``). With ``symmetry``,
     interchangeable creatures (:func:`identical_creatures`) get their amounts from one
-    source in non-increasing order.
+    source in non-increasing order (by default as ``settings`` say).
+
+    CP-SAT's statuses map as follows: OPTIMAL proves a stage; FEASIBLE and UNKNOWN (the
+    time limit struck) end the search with the best assignment so far and a bound;
+    INFEASIBLE, MODEL_INVALID or any other status raise :class:`SearchFailed`, an
+    :class:`InternalError` (the caller saves the request for a bug report).
     """
-    started = time.perf_counter()
+    started = time.monotonic()
     combat = space.combat
     model = _Model()
 
@@ -153,7 +160,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     for s in sources:
         model.add(sum(x[(s.id, r.id)] for r in s.recipients) == s.power)
 
-    if BREAK_SYMMETRY if symmetry is None else symmetry:
+    if settings.symmetry if symmetry is None else symmetry:
         for first, members in identical_creatures(space, sources):
             column = [x[(first, c)] for c in members]
             for higher, lower in pairwise(column):
@@ -280,35 +287,38 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if isinstance(expression, int):
             proved.append(expression)
             continue  # constant over this group: nothing to choose
-        remaining = None if deadline is None else deadline - time.perf_counter()
+        remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0 and best is not None:
             status = "feasible"
             break
         model.maximize(expression)
-        code, solver = _run(model, x, best, deadline)
+        code, solver = _run(model, x, best, deadline, settings)
         stages += 1
-        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            best = {pair: solver.value(var) for pair, var in x.items()}
         if code == cp_model.OPTIMAL:
+            best = {pair: solver.value(var) for pair, var in x.items()}
             proved.append(int(solver.objective_value))
             model.add(expression >= proved[-1])
             continue
-        bound = _bound(solver, code, weights, lows, spans, stage, proved)
         if code == cp_model.FEASIBLE:
+            best = {pair: solver.value(var) for pair, var in x.items()}
+            bound = _bound(solver, code, weights, lows, spans, stage, proved)
             status = "feasible"
             break
-        if code == cp_model.INFEASIBLE:
-            raise RuntimeError("CP-SAT found no legal assignment; the legal space is broken")
-        status = "unknown" if best is None else "feasible"
-        break
+        if code == cp_model.UNKNOWN:
+            bound = _bound(solver, code, weights, lows, spans, stage, proved)
+            status = "unknown" if best is None else "feasible"
+            break
+        raise _failure(code, model)
     if best is None and status == "optimal":
         # Every term is constant: any legal assignment is optimal.
         model.clear_objective()  # type: ignore[no-untyped-call]
-        code, solver = _run(model, x, None, deadline)
+        code, solver = _run(model, x, None, deadline, settings)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = {pair: solver.value(var) for pair, var in x.items()}
-        else:
+        elif code == cp_model.UNKNOWN:
             status = "unknown"
+        else:
+            raise _failure(code, model)
     if status != "optimal" and bound is None:
         # Stopped between stages: the stages done are proved, the rest only bounded by
         # each term's range.
@@ -324,7 +334,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         gap = tuple(max(b - (got[t] - base[t]), 0)
                     for b, t in zip(bound, terms, strict=True))
     amounts = {pair: a for pair, a in (best or {}).items() if a > 0}
-    return GroupResult(status, amounts, time.perf_counter() - started, stages, gap)
+    return GroupResult(status, amounts, time.monotonic() - started, stages, gap)
 
 
 def identical_creatures(space: LegalSpace, sources: Sequence[Source]

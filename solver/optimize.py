@@ -19,6 +19,7 @@ anything else by the lexicographic CP-SAT model (:mod:`trample.solver.cpsat`).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -32,8 +33,9 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.objectives import evaluate, scoring
-from trample.solver.rules import LegalSpace, Part, components
+from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
+from trample.solver.rules import LegalSpace, Part, Source, components
+from trample.solver.search_settings import SHIPPED, SearchSettings
 from trample.solver.validate import violations
 
 SMALL_GROUP = 64
@@ -44,6 +46,13 @@ SMALL_BOUND = 50_000
 """Groups with more unconstrained splits than this are not even looked at."""
 
 THREADS_VARIABLE = "TRAMPLE_THREADS"
+
+BUILD_SECONDS_PER_PAIR = 2e-4
+"""A generous estimate of the time to build and load the CP-SAT model of one (source,
+recipient) pair (measured about 60 microseconds on a busy machine): a search whose model
+would not be built before the deadline is not started."""
+LOAD_SECONDS = 1.5
+"""A generous estimate of the time to load OR-Tools, the first time a search runs."""
 
 Status = Literal["optimal", "feasible"]
 
@@ -157,17 +166,58 @@ def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[st
 
 
 def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-            exclude: frozenset[str], deadline: float | None) -> GroupAnswer:
+            exclude: frozenset[str], deadline: float | None,
+            settings: SearchSettings = SHIPPED) -> GroupAnswer:
+    sources = [s for part in group for s in part.sources]
+    start = greedy(space, sources)
+    if deadline is not None and not _time_to_search(sources, deadline):
+        # Building the model alone would overrun the time limit: the greedy split, legal,
+        # with the bound that needs no search.
+        return _unsearched_gap(space, sources, terms, exclude, start), start
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
-    sources = [s for part in group for s in part.sources]
-    result = cpsat(space, sources, terms, deadline, exclude, hint=greedy(space, sources))
+    result = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=settings)
     return (None if result.status == "optimal" else result.gap), result.amounts
 
 
-def threads() -> int:
-    """How many groups are searched at once: ``$TRAMPLE_THREADS``, else the CPUs this
-    process may use."""
+def _time_to_search(sources: Sequence[Source], deadline: float) -> bool:
+    """Whether a search of ``sources`` can be built and started before ``deadline``."""
+    pairs = sum(len(s.recipients) for s in sources)
+    need = pairs * BUILD_SECONDS_PER_PAIR
+    if "ortools.sat.python.cp_model" not in sys.modules:
+        need += LOAD_SECONDS
+    return deadline - time.monotonic() > need
+
+
+def _unsearched_gap(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                    exclude: frozenset[str], amounts: Amounts) -> tuple[int, ...]:
+    """How much each term could gain over ``amounts`` on ``sources``, bounded without a
+    search: each term at the top of its range over these sources (as CP-SAT bounds a
+    term it has not reached), less the value found."""
+    score = scoring(space)
+    receivers = {r.id for s in sources for r in s.recipients}
+    highs: list[int] = []
+    for term in terms:
+        if term == "kills":
+            highs.append(sum(v for c, v in score.killable.items()
+                             if c in receivers and v > 0))
+        elif term in DAMAGE_KINDS:
+            kind = DAMAGE_KINDS[term]
+            highs.append(sum(s.power for s in sources
+                             if any(score.kind[r.id] == kind for r in s.recipients)))
+        else:
+            highs.append(sum(1 for t in score.thresholds[term]
+                             if t in receivers and t not in exclude))
+    got = evaluate(space, amounts, terms, exclude)
+    base = evaluate(space, {}, terms, exclude)
+    return tuple(max(h - (got[t] - base[t]), 0) for h, t in zip(highs, terms, strict=True))
+
+
+def threads(settings: SearchSettings = SHIPPED) -> int:
+    """How many groups are searched at once: ``settings.threads``, else
+    ``$TRAMPLE_THREADS``, else the CPUs this process may use."""
+    if settings.threads is not None:
+        return max(settings.threads, 1)
     raw = os.environ.get(THREADS_VARIABLE, "")
     if raw.strip().isdigit() and int(raw) > 0:
         return int(raw)
@@ -204,7 +254,8 @@ def _executor(size: int) -> ThreadPoolExecutor:
 
 
 def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Sequence[str],
-                 exclude: frozenset[str], deadline: float | None) -> list[GroupAnswer]:
+                 exclude: frozenset[str], deadline: float | None,
+                 settings: SearchSettings = SHIPPED) -> list[GroupAnswer]:
     """The best assignment found for each of ``groups`` (independent of each other), by
     the cheapest exact method that applies to each. Those that need a search run on a
     thread each, up to :func:`threads` at once: CP-SAT releases the interpreter while it
@@ -217,14 +268,15 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
         answers.append(None if found is None else (None, found))
         if found is None:
             hard.append(i)
-    size = threads() if len(hard) > 1 else 1
+    size = threads(settings) if len(hard) > 1 else 1
     if size == 1:
         for i in hard:
-            answers[i] = _search(space, groups[i], terms, exclude, deadline)
+            answers[i] = _search(space, groups[i], terms, exclude, deadline, settings)
     else:
         scoring(space)  # shared by every search: computed once, before the threads start
         pool = _executor(size)
-        futures = {i: pool.submit(_search, space, groups[i], terms, exclude, deadline)
+        futures = {i: pool.submit(_search, space, groups[i], terms, exclude, deadline,
+                                  settings)
                    for i in hard}
         for i, future in futures.items():
             answers[i] = future.result()
@@ -235,29 +287,34 @@ _DAMAGE_TERM = {"player": "player_damage", "planeswalker": "planeswalker_damage"
                 "battle": "battle_damage"}
 
 
-def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | None) -> int:
+def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | None,
+                 settings: SearchSettings) -> int:
     """An upper bound on the damage ``part`` can assign to ``target``: exact (the part's
     optimum for damage to its kind) when that is proved, else the senders' power."""
     kind = scoring(space).kind[target]
     term = _DAMAGE_TERM[kind]
-    [(gap, amounts)] = solve_groups(space, [[part]], [term], frozenset(), deadline)
+    [(gap, amounts)] = solve_groups(space, [[part]], [term], frozenset(), deadline, settings)
     if gap is not None:
         return sum(s.power for s in part.sources)
     return evaluate(space, amounts, [term])[term]
 
 
-def solve(space: LegalSpace, terms: Sequence[str],
-          time_limit: float | None = None) -> Solution:
+def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
+          settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
     """The lexicographically best legal assignment for ``terms`` (SPEC §4).
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
     stops a group early keeps the best assignment found for it (at worst the greedy one).
+    ``deadline`` (a :func:`time.monotonic` instant) overrides ``time_limit`` counted from
+    now: a caller that spent time before (reading, parsing) passes what is left of its own.
     """
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    if deadline is None and time_limit is not None:
+        deadline = time.monotonic() + time_limit
     parts = space.parts
     disputed = contested(space, terms)
     exclude = frozenset(disputed)
-    answers = solve_groups(space, [[part] for part in parts], terms, exclude, deadline)
+    answers = solve_groups(space, [[part] for part in parts], terms, exclude, deadline,
+                           settings)
     gaps: list[tuple[int, ...] | None] = [gap for gap, _ in answers]
     pieces: list[Amounts] = [amounts for _, amounts in answers]
 
@@ -270,7 +327,8 @@ def solve(space: LegalSpace, terms: Sequence[str],
         for t in sorted(open_targets):
             # The parts are independent, so the most damage they can send to t together
             # is the sum of what each can send: if that falls short, so does any split.
-            most = sum(_most_damage(space, parts[i], t, deadline) for i in disputed[t])
+            most = sum(_most_damage(space, parts[i], t, deadline, settings)
+                       for i in disputed[t])
             if most < need[t]:
                 open_targets.discard(t)
         position = {id(p): i for i, p in enumerate(parts)}
@@ -281,7 +339,7 @@ def solve(space: LegalSpace, terms: Sequence[str],
             if touched & open_targets:
                 again.append(indices)
         solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
-                              terms, frozenset(), deadline)
+                              terms, frozenset(), deadline, settings)
         for indices, (gap, amounts) in zip(again, solved, strict=True):
             for i in indices:
                 pieces[i] = {}

@@ -233,7 +233,8 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
                 continue
             if not line.strip():
                 continue
-            answer = respond(line)
+            with api.timed_request():  # a solve's time limit counts from the line read
+                answer = respond(line)
             if answer is not None:
                 sink.write(answer + "\n")
                 sink.flush()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,19 @@ class Violation:
                 "message": self.message}
 
 
+NAMED_RECIPIENTS = 5
+"""Recipients a message names before it says how many more there are (a message stays a
+line whatever the combat's size)."""
+
+
+def _some(names: list[str]) -> str:
+    """At most :data:`NAMED_RECIPIENTS` of ``names``, then how many more."""
+    if len(names) <= NAMED_RECIPIENTS:
+        return ", ".join(names)
+    shown = ", ".join(names[:NAMED_RECIPIENTS])
+    return f"{shown} and {len(names) - NAMED_RECIPIENTS:,} more"
+
+
 def _misdirected_rule(space: LegalSpace, source: Source, target: str) -> str:
     """The rule that forbids ``source`` assigning to ``target`` (not one of its recipients)."""
     combat = space.combat
@@ -37,9 +50,15 @@ def _misdirected_rule(space: LegalSpace, source: Source, target: str) -> str:
 
 def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Violation]:
     """Every violation of ``amounts`` (positive amounts only matter); empty means legal."""
+    return list(each_violation(space, amounts))
+
+
+def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
+                   ) -> Iterator[Violation]:
+    """The violations of ``amounts`` one at a time, in the order :func:`violations` lists
+    them (a caller that wants only the first few stops early)."""
     combat = space.combat
     label = combat.label
-    found: list[Violation] = []
     given: dict[str, int] = {}
     for (source_id, target), amount in amounts.items():
         if amount <= 0:
@@ -47,28 +66,32 @@ def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> lis
         source = space.by_id.get(source_id)
         if source is None:
             rule, why = space.idle[source_id]
-            found.append(Violation(rule, source_id, target,
-                                   f"{label(source_id)} {why}, but it is assigned {amount} "
-                                   f"to {label(target)}"))
+            yield Violation(rule, source_id, target,
+                            f"{label(source_id)} {why}, but it is assigned {amount} "
+                            f"to {label(target)}")
             continue
+        # Every entry counts toward what the source assigns (510.1a), a misdirected one
+        # too: its wrong recipient is reported on its own, the total only if it is wrong.
+        given[source_id] = given.get(source_id, 0) + amount
         if (source_id, target) not in space.pairs:
             if source.recipients:
-                allowed = ", ".join(label(r.id) for r in source.recipients)
+                allowed = _some([label(r.id) for r in source.recipients])
                 where = f"it may assign only to {allowed}"
             else:
                 where = "it has nothing it may assign damage to"
-            found.append(Violation(_misdirected_rule(space, source, target), source_id, target,
-                                   f"{label(source_id)} assigns {amount} to {label(target)}, "
-                                   f"but {where}"))
-            continue
-        given[source_id] = given.get(source_id, 0) + amount
+            yield Violation(_misdirected_rule(space, source, target), source_id, target,
+                            f"{label(source_id)} assigns {amount} to {label(target)}, "
+                            f"but {where}")
 
     for source in space.sources:
         total = given.get(source.id, 0)
-        if source.recipients and total != source.power:
-            found.append(Violation("510.1a", source.id, None,
-                                   f"{label(source.id)} assigns {total} of its {source.power} "
-                                   "combat damage; it must assign all of it"))
+        if not source.recipients or total == source.power:
+            continue
+        why = (": more than its power" if total > source.power
+               else "; it must assign all of it")
+        yield Violation("510.1a", source.id, None,
+                        f"{label(source.id)} assigns {total} of its {source.power} "
+                        f"combat damage{why}")
 
     received = space.received(amounts)
     touched = space.deathtouched(amounts)
@@ -84,17 +107,16 @@ def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> lis
                 state = f"toughness {c.toughness}"
                 if c.damage:
                     state += f", {c.damage} damage marked"
-                found.append(Violation(
+                yield Violation(
                     r.rule, source.id, r.id,
                     f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(wall)} "
                     f"({state}) has been assigned {received.get(wall, 0)} of the "
-                    f"{c.lethal_need} it needs first ({r.rule})"))
+                    f"{c.lethal_need} it needs first ({r.rule})")
             walker = r.requires_loyalty
             if walker is not None and not space.is_loyalty_assigned(walker, received):
                 loyalty = combat.planeswalker(walker).loyalty
-                found.append(Violation(
+                yield Violation(
                     "702.19c", source.id, r.id,
                     f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(walker)} "
                     f"(loyalty {loyalty}) has been assigned {received.get(walker, 0)} of the "
-                    f"{loyalty} it needs first (702.19c)"))
-    return found
+                    f"{loyalty} it needs first (702.19c)")

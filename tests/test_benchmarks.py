@@ -237,25 +237,26 @@ def test_settings_quick_run(tmp_path: Path) -> None:
 def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str],
                                                       tmp_path: Path) -> None:
-    import os
-
     from benchmarks import settings
-    from trample.solver import cpsat
-    from trample.solver.optimize import THREADS_VARIABLE
+    from trample.solver import cpsat, search_settings
+    from trample.solver.search_settings import SearchSettings
 
     def current() -> tuple[Any, ...]:
-        return (cpsat.BREAK_SYMMETRY, cpsat.SMALL_MODEL, cpsat.HINT_SMALL_MODELS,
-                os.environ.get(THREADS_VARIABLE))
+        return (cpsat.SHIPPED, search_settings.BREAK_SYMMETRY, search_settings.SMALL_MODEL,
+                search_settings.HINT_SMALL_MODELS)
 
     before = current()
-    with settings.configured({"symmetry": False, "small_model": -1, "hint_small": True,
-                              "threads": 1}):
-        assert current() == (False, -1, True, "1")
-    assert current() == before
+    variant = settings.configured({"symmetry": False, "small_model": -1,
+                                   "hint_small_models": True, "threads": 1})
+    assert variant == SearchSettings(symmetry=False, small_model=-1,
+                                     hint_small_models=True, threads=1)
+    assert current() == before and SearchSettings() == cpsat.SHIPPED
+    assert all(settings.configured(c) for c in settings.CONFIGS.values())
 
     answers = iter([("optimal", 5), ("optimal", 4)])
 
-    def fake(doc: Any, repeat: int, time_limit: float) -> tuple[float, dict[str, Any]]:
+    def fake(doc: Any, repeat: int, time_limit: float,
+             chosen: Any = None) -> tuple[float, dict[str, Any]]:
         status, kills = next(answers, ("optimal", 5))
         return 0.001, {"status": status, "objective": {"kills": kills}}
 

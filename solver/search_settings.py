@@ -1,0 +1,65 @@
+"""How trample searches: the CP-SAT settings chosen by measurement, as one frozen value.
+
+A :class:`SearchSettings` is passed from ``optimize.solve`` down to each CP-SAT model
+(never read from a module global a caller could change while other threads search), so
+``python -m benchmarks.settings`` compares variants by passing them. Importing this does
+not load OR-Tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+QUICK_DETERMINISTIC_TIME = 2.0
+"""Effort (CP-SAT's deterministic time, roughly seconds) of the first, single-worker try."""
+PORTFOLIO_WORKERS = 8
+"""Workers of the second try, interleaved deterministically (a fixed number, whatever the
+machine, so that every machine gives the same answer)."""
+
+
+SMALL_MODEL = 256
+"""Models with at most this many variables are searched in the first try without presolve,
+without LP relaxation and without the greedy hint: measured on the coupled parts of the
+benchmark families (``python -m benchmarks.settings``), that proves them up to twice as
+soon; larger models need presolve and the relaxation."""
+HINT_SMALL_MODELS = False
+"""Whether the first try on a small model starts from the hint all the same (measured
+slower: on planeswalker pile-ups the greedy split leads the search astray)."""
+
+
+BREAK_SYMMETRY = True
+"""Whether :func:`trample.solver.cpsat.solve_group` orders the amounts of interchangeable
+creatures by default (on token swarms of 30 attackers, about 1.5 times sooner:
+``python -m benchmarks.settings``)."""
+
+
+SYMMETRY_DETECTION_VARIABLES = 5_000
+"""Models with more variables than this are searched without CP-SAT's own symmetry
+detection in presolve: it does not heed the time limit (on 19,999 interchangeable tokens
+it ran 30 s of a 7 s budget), and the orders :data:`BREAK_SYMMETRY` adds do its job."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How a search runs: a value passed down from ``optimize.solve`` to each model, so
+    that a caller (the benchmarks) can compare variants while other threads search with
+    the shipped ones. The defaults are the shipped settings (the module constants)."""
+
+    symmetry: bool = BREAK_SYMMETRY
+    """Order the amounts of interchangeable creatures (:func:`identical_creatures`)."""
+    small_model: int = SMALL_MODEL
+    """Variables up to which the first try runs without presolve, LP and hint."""
+    hint_small_models: bool = HINT_SMALL_MODELS
+    """Whether the first try on a small model starts from the hint all the same."""
+    quick_deterministic_time: float = QUICK_DETERMINISTIC_TIME
+    """Effort of the first, single-worker try."""
+    portfolio_workers: int = PORTFOLIO_WORKERS
+    """Workers of the second try."""
+    symmetry_detection_variables: int = SYMMETRY_DETECTION_VARIABLES
+    """Variables up to which CP-SAT's presolve looks for symmetries itself."""
+    threads: int | None = None
+    """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
+
+
+SHIPPED = SearchSettings()
+"""The settings every caller gets unless it passes others."""

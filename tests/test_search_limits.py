@@ -1,0 +1,243 @@
+"""How a search ends: every CP-SAT status mapped explicitly, the time limit covering the
+whole request, and the search settings passed down as a value.
+
+- OPTIMAL proves; FEASIBLE and UNKNOWN (a limit struck) answer ``feasible`` with a bound;
+  INFEASIBLE, MODEL_INVALID and anything unexpected are internal errors that save the
+  request for a bug report (a monkeypatched solver answers each status);
+- ``solve``'s time limit counts from the start of the request (``started``, the CLI's
+  read, ``serve``'s line): a search that cannot be built in time is not started, and the
+  greedy split answers ``feasible`` with its bound; CP-SAT is not let overrun (its own
+  symmetry detection, which ignores the limit, is off on big models);
+- ``SearchSettings`` reaches every model; variants reach the same proved objective.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ortools.sat.python import cp_model
+
+from trample.models.errors import InternalError
+from trample.solver import api, cpsat
+from trample.solver import serve as engine
+from trample.solver.search_settings import SHIPPED, SearchSettings
+
+Doc = dict[str, Any]
+
+
+def shared_blockers_combat() -> Doc:
+    """Three tramplers all blocked by the same three 1/5 walls: too many splits to look
+    at each, so CP-SAT searches it (in milliseconds)."""
+    attackers = [f"t{i}" for i in range(3)]
+    creatures: list[Doc] = [
+        {"id": t, "controller": "a", "power": 8 + i, "toughness": 5,
+         "keywords": ["trample"], "attacking": "d"} for i, t in enumerate(attackers)]
+    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 5,
+                   "blocking": attackers} for j in range(3)]
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 9}],
+            "creatures": creatures}
+
+
+def statuses(monkeypatch: pytest.MonkeyPatch, answer: Any) -> list[Any]:
+    """Make every CP-SAT solve answer ``answer``; OPTIMAL and FEASIBLE solve for real
+    first (so that values and bounds exist). The statuses CP-SAT really found."""
+    real = cp_model.CpSolver.solve
+    seen: list[Any] = []
+
+    def fake(self: cp_model.CpSolver, model: cp_model.CpModel, *args: Any) -> Any:
+        if answer in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            seen.append(real(self, model, *args))
+            return answer
+        seen.append(answer)
+        return answer
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", fake)
+    return seen
+
+
+def assert_legal(doc: Doc, answer: dict[str, Any]) -> None:
+    verdict = api.validate(doc, answer["assignment"])
+    assert verdict["legal"], verdict["violations"][:3]
+
+
+def test_optimal_is_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = shared_blockers_combat()
+    seen = statuses(monkeypatch, cp_model.OPTIMAL)
+    answer = api.solve(doc)
+    assert seen and answer["status"] == "optimal" and "bound" not in answer
+    assert_legal(doc, answer)
+
+
+@pytest.mark.parametrize("status", [cp_model.FEASIBLE, cp_model.UNKNOWN],
+                         ids=["FEASIBLE", "UNKNOWN"])
+def test_a_search_stopped_answers_feasible_with_a_bound(monkeypatch: pytest.MonkeyPatch,
+                                                        status: Any) -> None:
+    doc = shared_blockers_combat()
+    optimum = api.solve(doc)
+    seen = statuses(monkeypatch, status)
+    answer = api.solve(doc)
+    assert seen and answer["status"] == "feasible"
+    assert_legal(doc, answer)
+    # The bound is an upper bound: the proved optimum is not lexicographically above it.
+    assert tuple(optimum["objective"].values()) <= tuple(answer["bound"].values())
+    assert tuple(answer["objective"].values()) <= tuple(answer["bound"].values())
+
+
+@pytest.mark.parametrize("status", [cp_model.INFEASIBLE, cp_model.MODEL_INVALID, 42],
+                         ids=["INFEASIBLE", "MODEL_INVALID", "unexpected"])
+def test_an_impossible_status_is_an_internal_error_and_saves_the_request(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, status: Any) -> None:
+    monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path))
+    statuses(monkeypatch, status)
+    with pytest.raises(InternalError) as raised:
+        api.solve(shared_blockers_combat())
+    assert isinstance(raised.value.__cause__, cpsat.SearchFailed)
+    assert "saved in" in str(raised.value)
+    [saved] = list(tmp_path.iterdir())
+    report = json.loads(saved.read_text(encoding="utf-8"))
+    assert report["method"] == "solve" and "CP-SAT" in report["error"]
+
+
+# -- the time limit covers the whole request ------------------------------------------------
+
+def test_no_search_starts_after_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A request that began long ago has no time left: the greedy split answers, legal and
+    # with a bound, and CP-SAT is never called (a mechanism, not a clock).
+    doc = shared_blockers_combat()
+    optimum = api.solve(doc)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a search was started after the deadline")
+
+    monkeypatch.setattr(cpsat, "solve_group", refuse)
+    answer = api.solve(doc, time_limit=1, started=time.monotonic() - 100)
+    assert answer["status"] == "feasible"
+    assert_legal(doc, answer)
+    assert tuple(optimum["objective"].values()) <= tuple(answer["bound"].values())
+
+
+def test_serve_counts_the_time_limit_from_the_line_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    starts: list[float | None] = []
+    real = api.solve
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        starts.append(api._request_started.get())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "solve", spy)
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "solve",
+                       "params": {"combat": shared_blockers_combat()}})
+    before = time.monotonic()
+    out = io.StringIO()
+    engine.serve(io.StringIO(line + "\n"), out)
+    assert json.loads(out.getvalue())["result"]["status"] == "optimal"
+    assert len(starts) == 1 and starts[0] is not None and starts[0] >= before
+    assert api._request_started.get() is None  # not left behind for later calls
+
+
+def tokens(power: int, count: int) -> Doc:
+    """One trampler of ``power`` blocked by ``count`` interchangeable 1/2 tokens."""
+    creatures: list[Doc] = [{"id": "t", "controller": "ap", "power": power,
+                             "toughness": 10, "keywords": ["trample"], "attacking": "dp"}]
+    creatures += [{"id": f"k{i}", "controller": "dp", "power": 1, "toughness": 2,
+                   "blocking": ["t"]} for i in range(count)]
+    return {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
+            "creatures": creatures}
+
+
+def crowd(attackers: int, blockers: int) -> Doc:
+    """Every one of ``blockers`` 1/3s blocks each of ``attackers`` 5/5 tramplers."""
+    names = [f"a{i}" for i in range(attackers)]
+    creatures: list[Doc] = [{"id": a, "controller": "ap", "power": 5, "toughness": 5,
+                             "keywords": ["trample"], "attacking": "dp"} for a in names]
+    creatures += [{"id": f"b{j}", "controller": "dp", "power": 1, "toughness": 3,
+                   "blocking": names} for j in range(blockers)]
+    return {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
+            "creatures": creatures}
+
+
+@pytest.mark.parametrize(("case", "limit"), [("tokens", "1"), ("blocks", "0.1")])
+def test_the_command_line_answers_within_its_time_limit(tmp_path: Path, case: str,
+                                                        limit: str) -> None:
+    # 19,999 identical tokens: CP-SAT's own symmetry detection once ran 30 s of a 3 s
+    # limit. 99,500 blocks: parsing and model building were not counted (3.4 s for a
+    # 0.1 s limit). Healthy: about a second; the budget is ten times that.
+    doc = tokens(30_001, 19_999) if case == "tokens" else crowd(100, 995)
+    path = tmp_path / "combat.json"
+    path.write_text(json.dumps(doc))
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "trample.solver", "solve", str(path),
+                           "--time-limit", limit], capture_output=True, text=True,
+                          timeout=120, check=True)
+    elapsed = time.monotonic() - began
+    assert elapsed < 10 * float(limit) + 10
+    answer = json.loads(done.stdout)
+    assert answer["status"] in ("feasible", "optimal")
+    assert answer["status"] == "optimal" or "bound" in answer
+    assert_legal(doc, answer)
+
+
+@pytest.mark.parametrize(("detect_up_to", "level"), [(10**6, 2), (0, 0)])
+def test_cp_sat_symmetry_detection_is_off_on_big_models(monkeypatch: pytest.MonkeyPatch,
+                                                       detect_up_to: int,
+                                                       level: int) -> None:
+    # CP-SAT's presolve symmetry detection ignores the time limit (30 s of a 7 s budget
+    # on 19,999 tokens): it runs only on models of at most this many variables.
+    levels: list[int] = []
+    real = cp_model.CpSolver.solve
+
+    def spy(self: cp_model.CpSolver, model: cp_model.CpModel, *args: Any) -> Any:
+        levels.append(self.parameters.symmetry_level)
+        return real(self, model, *args)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", spy)
+    settings = SearchSettings(symmetry_detection_variables=detect_up_to)
+    answer = api.solve(shared_blockers_combat(), settings=settings)
+    assert answer["status"] == "optimal"
+    assert levels and set(levels) == {level}
+
+
+# -- search settings are a value passed down -------------------------------------------------
+
+@contextmanager
+def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SearchSettings]]:
+    seen: list[SearchSettings] = []
+    real = cpsat._run
+
+    def spy(model: Any, x: Any, best: Any, deadline: Any, settings: SearchSettings) -> Any:
+        seen.append(settings)
+        return real(model, x, best, deadline, settings)
+
+    monkeypatch.setattr(cpsat, "_run", spy)
+    yield seen
+
+
+VARIANTS = [SearchSettings(symmetry=False), SearchSettings(small_model=-1),
+            SearchSettings(hint_small_models=True), SearchSettings(threads=1),
+            SearchSettings(symmetry_detection_variables=0)]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=["symmetry", "small_model", "hint",
+                                                    "threads", "detection"])
+def test_settings_reach_every_model_and_keep_the_optimum(monkeypatch: pytest.MonkeyPatch,
+                                                         variant: SearchSettings) -> None:
+    doc = shared_blockers_combat()
+    with recorded(monkeypatch) as seen:
+        shipped = api.solve(doc)
+        assert seen and all(s is SHIPPED for s in seen)
+        seen.clear()
+        answer = api.solve(doc, settings=variant)
+        assert seen and all(s is variant for s in seen)
+    assert answer["status"] == shipped["status"] == "optimal"
+    assert answer["objective"] == shipped["objective"]
+    assert_legal(doc, answer)
