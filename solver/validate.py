@@ -21,7 +21,7 @@ class Violation:
 
     def to_json(self) -> dict[str, Any]:
         """``{"rule", "source", "target", "message"}`` as SPEC §5 prints it."""
-        return {"rule": self.rule, "source": self.source, "target": self.target,
+        return {"rule": str(self.rule), "source": self.source, "target": self.target,
                 "message": self.message}
 
 
