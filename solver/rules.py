@@ -10,10 +10,9 @@ structure; none of them re-derives a rule.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from trample.models.combat import (
     DEATHTOUCH,
@@ -27,6 +26,53 @@ from trample.models.combat import (
     Step,
 )
 from trample.models.rule_index import Rule
+
+# Python 3.11 finds an enum member through a descriptor on each access (about 0.25 us,
+# ten times a global); the legal space of every request names several, so it reads
+# them from module globals.
+_R506_4C = Rule.R506_4C
+_R510_1 = Rule.R510_1
+_R510_1A = Rule.R510_1A
+_R510_1B = Rule.R510_1B
+_R510_1C = Rule.R510_1C
+_R510_1D = Rule.R510_1D
+_R510_4 = Rule.R510_4
+_R702_19B = Rule.R702_19B
+_R702_19C = Rule.R702_19C
+_R702_19E = Rule.R702_19E
+_R702_19F = Rule.R702_19F
+
+T = TypeVar("T")
+
+
+class derived(Generic[T]):
+    """:func:`functools.cached_property` without the lock Python 3.11 takes on each first
+    read (Python 3.12 dropped it): a legal space is built for every request and several of
+    its derived facts are read once, so the lock was a measurable part of a tiny request.
+    Computing a fact twice on two threads is harmless: each is a pure function."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> derived[T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> T | derived[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
+_NO_PAIRS: frozenset[tuple[str, str]] = frozenset()
 
 Side = Literal["attackers", "blockers"]
 SIDES: tuple[Side, ...] = ("attackers", "blockers")
@@ -90,15 +136,15 @@ class Source:
         return bool(self.recipients)
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
+class Condition(NamedTuple):
     """One thing that must hold before a gated recipient may be assigned more than 0.
 
     ``item`` (a creature for ``lethal``, a planeswalker for ``loyalty``) must have been
     assigned at least ``threshold`` by all sources together: for a creature its toughness
     less the damage marked on it (510.1e), for a planeswalker its loyalty (702.19c). A
     creature also meets it when a source with deathtouch assigns it any damage (702.2c).
-    ``rule`` is the rule quoted when it fails.
+    ``rule`` is the rule quoted when it fails. (A named tuple, not a dataclass: the legal
+    space of every request builds them, and a tuple is several times cheaper to make.)
     """
 
     item: str
@@ -155,22 +201,22 @@ class LegalSpace:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
-    @cached_property
+    @derived
     def pairs(self) -> dict[tuple[str, str], Recipient]:
         """Every legal (source, recipient) pair, and the recipient's conditions."""
         return {(s.id, r.id): r for s in self.sources for r in s.recipients}
 
-    @cached_property
+    @derived
     def deathtouchers(self) -> frozenset[str]:
         """The sources with deathtouch."""
         return frozenset(s.id for s in self.sources if s.deathtouch)
 
-    @cached_property
+    @derived
     def by_id(self) -> dict[str, Source]:
         """Sources by id."""
         return {s.id: s for s in self.sources}
 
-    @cached_property
+    @derived
     def need(self) -> dict[str, int]:
         """For each creature that can receive damage: damage still needed for lethal."""
         out: dict[str, int] = {}
@@ -180,13 +226,13 @@ class LegalSpace:
                     out[r.id] = self.combat.creature(r.id).lethal_need
         return out
 
-    @cached_property
+    @derived
     def loyalty(self) -> dict[str, int]:
         """For each planeswalker that can receive damage: its loyalty."""
         return {r.id: self.combat.planeswalker(r.id).loyalty
                 for s in self.sources for r in s.recipients if r.kind == "planeswalker"}
 
-    @cached_property
+    @derived
     def senders(self) -> dict[str, tuple[Source, ...]]:
         """For each recipient id, the sources that may assign to it."""
         out: dict[str, list[Source]] = {}
@@ -195,61 +241,67 @@ class LegalSpace:
                 out.setdefault(r.id, []).append(s)
         return {k: tuple(v) for k, v in out.items()}
 
-    @cached_property
+    @derived
     def gating_creatures(self) -> frozenset[str]:
         """Creatures whose lethal status gates some recipient."""
         return frozenset(c for s in self.sources for r in s.recipients
                          for c in r.requires_lethal)
 
-    @cached_property
+    @derived
     def gating_planeswalkers(self) -> frozenset[str]:
         """Planeswalkers whose loyalty status gates some recipient."""
         return frozenset(r.requires_loyalty for s in self.sources for r in s.recipients
                          if r.requires_loyalty is not None)
 
-    @cached_property
+    @derived
     def kill_candidates(self) -> tuple[Creature, ...]:
         """The opposing creatures in combat, whose deaths the objective ``kills`` counts."""
         c = self.combat
         return c.blockers if self.side == "attackers" else c.attackers
 
-    @cached_property
+    @derived
     def thresholds(self) -> dict[str, int]:
-        """For each creature and planeswalker of the combat, what must be assigned to it in
-        all: lethal damage, its toughness less the damage marked on it (510.1e), or its
-        loyalty (702.19c). 0 or less: met with nothing assigned."""
-        c = self.combat
-        out = {x.id: x.lethal_need for x in c.creatures}
-        out.update((w.id, w.loyalty) for w in c.planeswalkers)
+        """For each creature and planeswalker that can receive damage, what must be assigned
+        to it in all: lethal damage, its toughness less the damage marked on it (510.1e), or
+        its loyalty (702.19c). 0 or less: met with nothing assigned."""
+        get = self.combat.get
+        out: dict[str, int] = {}
+        for s in self.sources:
+            for r in s.recipients:
+                kind = r.kind
+                if kind == "creature":
+                    out[r.id] = get(r.id).lethal_need  # type: ignore[union-attr]
+                elif kind == "planeswalker":
+                    out[r.id] = get(r.id).loyalty  # type: ignore[union-attr]
         return out
 
-    @cached_property
+    @derived
     def deathtouch_pairs(self) -> frozenset[tuple[str, str]]:
         """Legal pairs any positive amount of which is lethal damage: from a source with
         deathtouch to a creature (702.2c)."""
-        return frozenset((s.id, r.id) for s in self.sources if s.deathtouch
-                         for r in s.recipients if r.kind == "creature")
+        found = [(s.id, r.id) for s in self.sources if s.deathtouch
+                 for r in s.recipients if r.kind == "creature"]
+        return frozenset(found) if found else _NO_PAIRS
 
-    @cached_property
+    @derived
     def conditions(self) -> dict[Recipient, tuple[Condition, ...]]:
-        """The conditions of each gated recipient, blockers first: each must be lethally
-        assigned (702.19b, 702.19c, 702.19e), then the planeswalker must be
-        loyalty-assigned (702.19c)."""
+        """The conditions of each recipient that has a rule (none for the others), blockers
+        first: each must be lethally assigned (702.19b, 702.19c, 702.19e), then the
+        planeswalker must be loyalty-assigned (702.19c)."""
         need = self.thresholds
         out: dict[Recipient, tuple[Condition, ...]] = {}
         for s in self.sources:
             for r in s.recipients:
-                if not r.gated or r in out:
+                rule, walker = r.rule, r.requires_loyalty
+                if rule is None:  # not gated
                     continue
-                assert r.rule is not None, "a gated recipient names its rule"
-                found = [Condition(c, "lethal", need[c], r.rule) for c in r.requires_lethal]
-                if r.requires_loyalty is not None:
-                    found.append(Condition(r.requires_loyalty, "loyalty",
-                                           need[r.requires_loyalty], Rule.R702_19C))
+                found = [Condition(c, "lethal", need[c], rule) for c in r.requires_lethal]
+                if walker is not None:
+                    found.append(Condition(walker, "loyalty", need[walker], _R702_19C))
                 out[r] = tuple(found)
         return out
 
-    @cached_property
+    @derived
     def columns(self) -> Columns:
         """The legal space in column form (see :class:`Columns`), built once."""
         pairs = self.pairs
@@ -323,8 +375,10 @@ class LegalSpace:
     def is_lethally_assigned(self, creature_id: str, received: Mapping[str, int],
                              deathtouched: Collection[str]) -> bool:
         """510.1e, 702.2c: marked plus assigned damage reaches toughness, or deathtouch."""
-        return (received.get(creature_id, 0) >= self.thresholds[creature_id]
-                or creature_id in deathtouched)
+        need = self.thresholds.get(creature_id)
+        if need is None:  # a creature nothing assigns to (a kill candidate, say)
+            need = self.combat.creature(creature_id).lethal_need
+        return received.get(creature_id, 0) >= need or creature_id in deathtouched
 
     def still_needed(self, source: Source, item: str, already: int = 0) -> int:
         """Damage ``source`` alone must still assign to its recipient ``item`` for the item's
@@ -349,7 +403,7 @@ class LegalSpace:
         """Lethal damage destroys it (not indestructible)."""
         return not creature.has(INDESTRUCTIBLE)
 
-    @cached_property
+    @derived
     def parts(self) -> tuple[Part, ...]:
         """Independent parts: sources coupled through a shared creature recipient, or a
         planeswalker whose loyalty gates trample over planeswalkers (702.19c)."""
@@ -417,7 +471,7 @@ def legal_space(combat: Combat, side: Side) -> LegalSpace:
         if not on_side:
             kind = "attacking" if side == "attackers" else "blocking"
             article = "an" if side == "attackers" else "a"
-            idle[creature.id] = (Rule.R510_1, f"is not {article} {kind} creature; for side "
+            idle[creature.id] = (_R510_1, f"is not {article} {kind} creature; for side "
                                  f"'{side}' only {kind} creatures assign damage")
             continue
         if not assigns_in_step(creature, combat.step):
@@ -427,27 +481,41 @@ def legal_space(combat: Combat, side: Side) -> LegalSpace:
             else:
                 why = "has first strike without double strike, so it assigns no damage in " \
                       "the regular combat damage step"
-            idle[creature.id] = (Rule.R510_4, why)
+            idle[creature.id] = (_R510_4, why)
             continue
         if creature.power <= 0:
-            idle[creature.id] = (Rule.R510_1A, f"has power {creature.power}, so it assigns no "
+            idle[creature.id] = (_R510_1A, f"has power {creature.power}, so it assigns no "
                                  "combat damage")
             continue
         elsewhere: tuple[tuple[str, Rule], ...] = ()
         if side == "attackers":
-            recipients, rule = _attacker_recipients(combat, creature)
-            elsewhere = _attacker_elsewhere(combat, creature)
+            recipients, rule, elsewhere = _attacker_recipients(combat, creature)
         else:
             # 702.19a: trample does nothing for a blocker.
             recipients = tuple(Recipient(a, "creature") for a in creature.blocking)
-            rule = Rule.R510_1D
+            rule = _R510_1D
         sources.append(Source(creature.id, creature.power, creature.has(DEATHTOUCH),
                               recipients, rule, elsewhere))
     return LegalSpace(combat, side, combat.step, tuple(sources), idle)
 
 
-def _attacker_recipients(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], Rule]:
-    """The rows of SPEC §2 for an attacking creature; the most specific row applies."""
+def _attacker_recipients(combat: Combat, a: Creature) -> tuple[
+        tuple[Recipient, ...], Rule, tuple[tuple[str, Rule], ...]]:
+    """An attacking creature's recipients, the rule that decides them (the most specific
+    row of the table of 510.1b-c and 702.19b-e applies) and the targets it may not assign
+    to under a more specific rule (702.19f)."""
+    assert a.attacking is not None
+    recipients, rule = _attacker_rows(combat, a)
+    elsewhere: tuple[tuple[str, Rule], ...] = ()
+    if combat.kind(a.attacking) == "planeswalker" and not a.has(TRAMPLE_OVER_PLANESWALKERS):
+        # 702.19f: without trample over planeswalkers, nothing to the planeswalker's
+        # controller, whatever else it may do.
+        elsewhere = ((combat.planeswalker(a.attacking).controller, _R702_19F),)
+    return recipients, rule, elsewhere
+
+
+def _attacker_rows(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], Rule]:
+    """The rows for an attacking creature; the most specific row applies."""
     assert a.attacking is not None
     target = a.attacking
     kind = combat.kind(target)
@@ -460,37 +528,29 @@ def _attacker_recipients(combat: Combat, a: Creature) -> tuple[tuple[Recipient, 
         if live and top_on_walker:
             assert controller is not None
             return (Recipient(target, kind),
-                    Recipient(controller, "player", (), target, Rule.R702_19C)), Rule.R702_19C
+                    Recipient(controller, "player", (), target, _R702_19C)), _R702_19C
         if live:
-            return (Recipient(target, kind),), Rule.R510_1B
+            return (Recipient(target, kind),), _R510_1B
         if top_on_walker:
             assert controller is not None
-            return (Recipient(controller, "player", (), None, Rule.R702_19E),), Rule.R702_19E
-        return (), Rule.R506_4C
+            return (Recipient(controller, "player", (), None, _R702_19E),), _R702_19E
+        return (), _R506_4C
 
     # 702.19d: with its blockers all gone, "every blocker lethally assigned" holds, so a
     # trampler assigns everything past them.
     walls = tuple(Recipient(b, "creature") for b in blockers)
     if not a.has_trample:
-        return walls, Rule.R510_1C
+        return walls, _R510_1C
     if live and top_on_walker:
         assert controller is not None
-        return (*walls, Recipient(target, kind, blockers, None, Rule.R702_19B),
-                Recipient(controller, "player", blockers, target, Rule.R702_19C)), Rule.R702_19C
+        return (*walls, Recipient(target, kind, blockers, None, _R702_19B),
+                Recipient(controller, "player", blockers, target, _R702_19C)), _R702_19C
     if live:
-        return (*walls, Recipient(target, kind, blockers, None, Rule.R702_19B)), Rule.R702_19B
+        return (*walls, Recipient(target, kind, blockers, None, _R702_19B)), _R702_19B
     if top_on_walker:
         assert controller is not None
-        return (*walls, Recipient(controller, "player", blockers, None, Rule.R702_19E)), \
-            Rule.R702_19E
-    return walls, Rule.R702_19B
+        return (*walls, Recipient(controller, "player", blockers, None, _R702_19E)), \
+            _R702_19E
+    return walls, _R702_19B
 
 
-def _attacker_elsewhere(combat: Combat, a: Creature) -> tuple[tuple[str, Rule], ...]:
-    """702.19f: an attacker of a planeswalker without trample over planeswalkers may not
-    assign to the planeswalker's controller, whatever else it may do; that is the rule
-    broken if it does."""
-    assert a.attacking is not None
-    if combat.kind(a.attacking) != "planeswalker" or a.has(TRAMPLE_OVER_PLANESWALKERS):
-        return ()
-    return ((combat.planeswalker(a.attacking).controller, Rule.R702_19F),)

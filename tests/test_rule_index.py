@@ -16,7 +16,7 @@ import pytest
 from trample.models.combat import Combat
 from trample.models.rule_index import SUMMARY, WHERE, Rule, markdown_table
 from trample.solver import api
-from trample.solver.rules import SIDES, legal_space
+from trample.solver.rules import SIDES, derived, legal_space
 from trample.solver.validate import violations
 
 from conftest import SPEC_EXAMPLE
@@ -67,7 +67,8 @@ def test_every_member_has_a_summary_and_where() -> None:
 def test_every_where_entry_resolves_to_code(rule: Rule) -> None:
     for name in rule.where:
         obj = resolve(name)
-        assert callable(obj) or isinstance(obj, property | cached_property | type), (rule, name)
+        code = property | cached_property | derived | type
+        assert callable(obj) or isinstance(obj, code), (rule, name)
 
 
 def test_the_resolver_fails_on_a_name_that_is_not_there() -> None:
@@ -152,7 +153,8 @@ def test_space_rules_are_members(doc: dict[str, Any], side: str) -> None:
         assert isinstance(s.rule, Rule)
         assert all(isinstance(rule, Rule) for _, rule in s.elsewhere)
         for r in s.recipients:
-            assert isinstance(r.rule, Rule) if r.gated else r.rule is None
+            assert r.rule is None or isinstance(r.rule, Rule)
+            assert r.rule is not None or not r.gated
     assert all(isinstance(rule, Rule) for rule, _ in space.idle.values())
 
 
