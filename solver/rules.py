@@ -344,33 +344,24 @@ class LegalSpace:
         return frozenset(pair[1] for pair, amount in amounts.items()
                          if amount > 0 and pair in touching)
 
-    def condition_met(self, condition: Condition, received: Mapping[str, int],
-                      deathtouched: Collection[str]) -> bool:
-        """Whether ``condition`` holds, ``received`` being the damage assigned to each target
-        by every source and ``deathtouched`` the creatures a deathtouch source assigns
-        damage: the threshold is reached (510.1e, 702.19c) or, for a creature, deathtouch
-        makes any damage lethal (702.2c)."""
-        item = condition.item
-        return (received.get(item, 0) >= condition.threshold
-                or (condition.kind == "lethal" and item in deathtouched))
-
     def unmet(self, recipient: Recipient, received: Mapping[str, int],
               deathtouched: Collection[str]) -> list[Condition]:
         """The conditions of ``recipient`` that do not hold, in order (702.19b-e); empty
-        when it may be assigned damage."""
+        when it may be assigned damage. ``received`` is the damage assigned to each target
+        by every source, ``deathtouched`` the creatures a source with deathtouch assigns
+        damage. A condition holds when its threshold is reached (510.1e, 702.19c) or, for
+        a creature, deathtouch makes any damage lethal (702.2c)."""
         if not recipient.gated:
             return []
         return [c for c in self.conditions[recipient]
-                if not self.condition_met(c, received, deathtouched)]
+                if received.get(c.item, 0) < c.threshold
+                and not (c.kind == "lethal" and c.item in deathtouched)]
 
     def gate_open(self, recipient: Recipient, received: Mapping[str, int],
                   deathtouched: Collection[str]) -> bool:
         """702.19b-e: whether ``recipient`` may be assigned more than 0 now that every
         source together assigns ``received`` (and deathtouch damage to ``deathtouched``)."""
-        if not recipient.gated:
-            return True
-        met = self.condition_met
-        return all(met(c, received, deathtouched) for c in self.conditions[recipient])
+        return not self.unmet(recipient, received, deathtouched)
 
     def is_lethally_assigned(self, creature_id: str, received: Mapping[str, int],
                              deathtouched: Collection[str]) -> bool:
