@@ -231,8 +231,7 @@ class PartSpace:
                 lower[r.id] = max(lower[r.id], 1)
             # Each condition (702.19b-e) on an item is carried to the item's last source;
             # on anything else, this source alone must meet it.
-            for condition in space.conditions[r]:
-                item = condition.item
+            for item in r.requires:
                 if item in self.index:
                     required.add(self.index[item])
                 else:

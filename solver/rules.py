@@ -99,6 +99,14 @@ class Recipient:
         """Whether any condition applies to this recipient."""
         return bool(self.requires_lethal) or self.requires_loyalty is not None
 
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """Every item whose threshold must be met first: the creatures, then the
+        planeswalker (:attr:`LegalSpace.conditions` gives the thresholds and rules)."""
+        if self.requires_loyalty is None:
+            return self.requires_lethal
+        return (*self.requires_lethal, self.requires_loyalty)
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
