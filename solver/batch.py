@@ -8,7 +8,7 @@ pair in :func:`pair_order`. The answer is a boolean mask, one entry per row, equ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trample.solver.rules import LegalSpace
 
@@ -39,49 +39,33 @@ def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.b
     a = a.astype(np.int64, copy=False)
     ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
 
-    # 510.1a: each source assigns exactly its power.
-    column = {pair: j for j, pair in enumerate(pairs)}
-    starts, powers = [], []
-    for s in space.sources:
-        if s.recipients:
-            starts.append(column[(s.id, s.recipients[0].id)])
-            powers.append(s.power)
-    if starts:
-        totals = np.add.reduceat(a, starts, axis=1)
-        ok &= np.all(totals == np.asarray(powers, dtype=np.int64), axis=1)
-
-    # 702.19b-e: a gated recipient gets damage only once its conditions hold, judged
-    # over the whole assignment (510.1e).
-    gated = [(j, r) for j, ((_, _), r) in enumerate(space.pairs.items()) if r.gated]
-    if not gated:
+    # The legal space gives the columns of each rule: 510.1a (each source assigns exactly
+    # its power) and 702.19b-e (a gated column is positive only once the thresholds of its
+    # conditions are met, judged over the whole assignment: 510.1e, 702.2c, 702.19c).
+    cols = space.columns
+    if cols.starts:
+        totals = np.add.reduceat(a, cols.starts, axis=1)
+        ok &= np.all(totals == np.asarray(cols.powers, dtype=np.int64), axis=1)
+    if not cols.gates:
         return ok
-    received: dict[str, np.ndarray[Any, Any]] = {}
-
-    def total(target: str) -> np.ndarray[Any, Any]:
-        if target not in received:
-            cols = [j for j, (_, t) in enumerate(pairs) if t == target]
-            received[target] = a[:, cols].sum(axis=1)
-        return received[target]
-
-    lethal: dict[str, np.ndarray[Any, Any]] = {}
-
-    def lethally_assigned(creature: str) -> np.ndarray[Any, Any]:
-        if creature not in lethal:
-            need = space.combat.creature(creature).lethal_need
-            reached = total(creature) >= need
-            touch = [j for j, (s, t) in enumerate(pairs)
-                     if t == creature and s in space.deathtouchers]
-            if touch:
-                reached = reached | np.any(a[:, touch] > 0, axis=1)
-            lethal[creature] = reached
-        return lethal[creature]
-
-    for j, r in gated:
-        holds = np.ones(a.shape[0], dtype=bool)
-        for wall in r.requires_lethal:
-            holds &= lethally_assigned(wall)
-        if r.requires_loyalty is not None:
-            holds &= total(r.requires_loyalty) >= space.combat.planeswalker(
-                r.requires_loyalty).loyalty
+    met = []
+    for into, touch, threshold in zip(cols.item_columns, cols.item_touch, cols.thresholds,
+                                      strict=True):
+        reached = _sum(a, into) >= threshold
+        if touch:
+            reached |= np.any(a[:, touch] > 0, axis=1)
+        met.append(reached)
+    for j, needs in cols.gates:
+        holds = met[needs[0]]
+        for n in needs[1:]:
+            holds = holds & met[n]
         ok &= (a[:, j] == 0) | holds
     return ok
+
+
+def _sum(a: npt.NDArray[np.int64], columns: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """Row sums over ``columns`` (a view, not a copy, for the common single column)."""
+    if len(columns) == 1:
+        return a[:, columns[0]]
+    total: npt.NDArray[np.int64] = a[:, list(columns)].sum(axis=1)
+    return total

@@ -182,16 +182,13 @@ class PartSpace:
         self.space = space
         self.limit = limit
         self.sources: tuple[Source, ...] = part.sources
-        combat = space.combat
+        # An item's threshold is lethal damage (510.1e) or loyalty (702.19c); one already
+        # met with nothing assigned constrains nothing.
         caps: dict[str, int] = {}
-        for c in part.lethal_items:
-            need = combat.creature(c).lethal_need
-            if need > 0:
-                caps[c] = need
-        for w in part.loyalty_items:
-            loyalty = combat.planeswalker(w).loyalty
-            if loyalty > 0:
-                caps[w] = loyalty
+        for item in (*part.lethal_items, *part.loyalty_items):
+            threshold = space.thresholds[item]
+            if threshold > 0:
+                caps[item] = threshold
         self.items = tuple(caps)
         self.cap = tuple(caps[i] for i in self.items)
         self.index = {item: n for n, item in enumerate(self.items)}
@@ -234,12 +231,9 @@ class PartSpace:
         local = [r for r in s.recipients if r.id not in self.index]
         gated = [r for r in s.recipients if r.gated]
         # Each item recipient: an exact amount below the threshold t, or "at least t".
-        thresholds = []
-        for r in shared:
-            progress, _ = state[self.index[r.id]]
-            cap = self.cap[self.index[r.id]]
-            thresholds.append(1 if (s.deathtouch and r.kind == "creature")
-                              else max(cap - progress, 1))
+        still_needed = self.space.still_needed
+        thresholds = [max(still_needed(s, r.id, state[self.index[r.id]][0]), 1)
+                      for r in shared]
         free_gated = [r for r in gated if r.id not in self.index]
         # Charged before anything is built: a threshold can be as large as 2^40.
         self._charge(prod(t + 1 for t in thresholds) << len(free_gated))
@@ -264,7 +258,7 @@ class PartSpace:
               shared: list[Recipient], choice: tuple[int | None, ...],
               local: list[Recipient], gated: list[Recipient],
               used: set[str], exact: list[tuple[str, int]], spent: int) -> Move | None:
-        combat = self.space.combat
+        space = self.space
         lower: dict[str, int] = {r.id: 0 for r in local}
         fixed_zero: set[str] = set()
         required: set[int] = set()
@@ -275,19 +269,13 @@ class PartSpace:
                 continue
             if r.id in lower:
                 lower[r.id] = max(lower[r.id], 1)
-            for wall in r.requires_lethal:
-                if wall in self.index:
-                    required.add(self.index[wall])
+            # Each condition (702.19b-e) on an item is carried to the item's last source;
+            # on anything else, this source alone must meet it.
+            for item in r.requires:
+                if item in self.index:
+                    required.add(self.index[item])
                 else:
-                    lower[wall] = max(lower[wall], self.space.lethal_from(s, wall))
-            walker = r.requires_loyalty
-            if walker is not None:
-                if walker in self.index:
-                    required.add(self.index[walker])
-                else:
-                    loyalty = combat.planeswalker(walker).loyalty
-                    if loyalty > 0:
-                        lower[walker] = max(lower[walker], loyalty)
+                    lower[item] = max(lower[item], space.still_needed(s, item))
         if any(lower[z] > 0 for z in fixed_zero):
             return None
         slots = [Slot(t, lo) for t, lo in lower.items() if t not in fixed_zero]
@@ -297,12 +285,10 @@ class PartSpace:
             progress, req = new[n]
             cap = self.cap[n]
             if a is None:
-                t = 1 if (s.deathtouch and r.kind == "creature") else max(cap - progress, 1)
-                slots.append(Slot(r.id, t))
+                slots.append(Slot(r.id, max(space.still_needed(s, r.id, progress), 1)))
                 progress = cap
             elif a > 0:
-                progress = cap if (s.deathtouch and r.kind == "creature") \
-                    else min(cap, progress + a)
+                progress = cap if a >= space.still_needed(s, r.id, progress) else progress + a
             new[n] = (progress, req)
         for n in required:
             new[n] = (new[n][0], True)

@@ -20,23 +20,21 @@ def greedy(space: LegalSpace, sources: Iterable[Source] | None = None,
     """Assign each source's damage recipient by recipient: lethal to creatures, loyalty to
     a planeswalker that gates a later recipient, everything left to the last recipient
     whose conditions hold. ``order`` may reorder a source's recipients (e.g. by value)."""
-    combat = space.combat
     received: Counter[str] = Counter()
     touched: set[str] = set()
     amounts: Amounts = {}
 
     def opens(r: Recipient) -> bool:
-        frozen = frozenset(touched)
-        return (all(space.is_lethally_assigned(b, received, frozen) for b in r.requires_lethal)
-                and (r.requires_loyalty is None
-                     or space.is_loyalty_assigned(r.requires_loyalty, received)))
+        return space.gate_open(r, received, touched)
+
+    touching = space.deathtouch_pairs
 
     def give(s: Source, r: Recipient, amount: int) -> None:
         if amount <= 0:
             return
         amounts[(s.id, r.id)] = amounts.get((s.id, r.id), 0) + amount
         received[r.id] += amount
-        if s.deathtouch and r.kind == "creature":
+        if (s.id, r.id) in touching:
             touched.add(r.id)
 
     for s in space.sources if sources is None else sources:
@@ -50,11 +48,11 @@ def greedy(space: LegalSpace, sources: Iterable[Source] | None = None,
                 continue
             last_open = r
             if r.kind == "creature":
-                if space.is_lethally_assigned(r.id, received, frozenset(touched)):
+                if space.is_lethally_assigned(r.id, received, touched):
                     continue
-                cap = space.lethal_from(s, r.id, received[r.id])
+                cap = space.still_needed(s, r.id, received[r.id])
             elif r.kind == "planeswalker" and any(q.requires_loyalty == r.id for q in recipients):
-                cap = combat.planeswalker(r.id).loyalty - received[r.id]
+                cap = space.still_needed(s, r.id, received[r.id])
             else:
                 cap = remaining
             amount = min(max(cap, 0), remaining)

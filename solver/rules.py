@@ -10,10 +10,9 @@ structure; none of them re-derives a rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from trample.models.combat import (
     DEATHTOUCH,
@@ -26,6 +25,54 @@ from trample.models.combat import (
     Kind,
     Step,
 )
+from trample.models.rule_index import Rule
+
+# Python 3.11 finds an enum member through a descriptor on each access (about 0.25 us,
+# ten times a global); the legal space of every request names several, so it reads
+# them from module globals.
+_R506_4C = Rule.R506_4C
+_R510_1 = Rule.R510_1
+_R510_1A = Rule.R510_1A
+_R510_1B = Rule.R510_1B
+_R510_1C = Rule.R510_1C
+_R510_1D = Rule.R510_1D
+_R510_4 = Rule.R510_4
+_R702_19B = Rule.R702_19B
+_R702_19C = Rule.R702_19C
+_R702_19E = Rule.R702_19E
+_R702_19F = Rule.R702_19F
+
+T = TypeVar("T")
+
+
+class derived(Generic[T]):
+    """:func:`functools.cached_property` without the lock Python 3.11 takes on each first
+    read (Python 3.12 dropped it): a legal space is built for every request and several of
+    its derived facts are read once, so the lock was a measurable part of a tiny request.
+    Computing a fact twice on two threads is harmless: each is a pure function."""
+
+    def __init__(self, func: Callable[[Any], T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> derived[T]: ...
+
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, obj: object, owner: type | None = None) -> T | derived[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
+_NO_PAIRS: frozenset[tuple[str, str]] = frozenset()
 
 Side = Literal["attackers", "blockers"]
 SIDES: tuple[Side, ...] = ("attackers", "blockers")
@@ -38,33 +85,51 @@ class Recipient:
     ``requires_lethal`` lists creatures that must all be lethally assigned and
     ``requires_loyalty`` a planeswalker that must be loyalty-assigned before this
     recipient may be assigned more than 0; ``rule`` is the rule that imposes that.
+    :attr:`LegalSpace.conditions` spells these out with their thresholds.
     """
 
     id: str
     kind: Kind
     requires_lethal: tuple[str, ...] = ()
     requires_loyalty: str | None = None
-    rule: str = ""
+    rule: Rule | None = None
 
     @property
     def gated(self) -> bool:
         """Whether any condition applies to this recipient."""
         return bool(self.requires_lethal) or self.requires_loyalty is not None
 
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """Every item whose threshold must be met first: the creatures, then the
+        planeswalker (:attr:`LegalSpace.conditions` gives the thresholds and rules)."""
+        if self.requires_loyalty is None:
+            return self.requires_lethal
+        return (*self.requires_lethal, self.requires_loyalty)
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
     """A creature that assigns combat damage in this step, on this side.
 
-    ``rule`` is the rule that decides its recipients (quoted when it assigns to anything
-    else); a source with no recipients assigns nothing.
+    ``rule`` is the rule that decides its recipients, quoted when it assigns to anything
+    else unless ``elsewhere`` names a more specific rule for that target (702.19f: the
+    player whose planeswalker it attacks); a source with no recipients assigns nothing.
     """
 
     id: str
     power: int
     deathtouch: bool
     recipients: tuple[Recipient, ...]
-    rule: str
+    rule: Rule
+    elsewhere: tuple[tuple[str, Rule], ...] = ()
+
+    def rule_against(self, target: str) -> Rule:
+        """The rule broken when it assigns damage to ``target``, not one of its recipients."""
+        for other, rule in self.elsewhere:
+            if other == target:
+                return rule
+        return self.rule
 
     def recipient(self, target: str) -> Recipient | None:
         """The recipient with id ``target``, if it is one."""
@@ -77,6 +142,44 @@ class Source:
     def assigns(self) -> bool:
         """Whether it assigns anything (it has somewhere to put its damage)."""
         return bool(self.recipients)
+
+
+class Condition(NamedTuple):
+    """One thing that must hold before a gated recipient may be assigned more than 0.
+
+    ``item`` (a creature for ``lethal``, a planeswalker for ``loyalty``) must have been
+    assigned at least ``threshold`` by all sources together: for a creature its toughness
+    less the damage marked on it (510.1e), for a planeswalker its loyalty (702.19c). A
+    creature also meets it when a source with deathtouch assigns it any damage (702.2c).
+    ``rule`` is the rule quoted when it fails. (A named tuple, not a dataclass: the legal
+    space of every request builds them, and a tuple is several times cheaper to make.)
+    """
+
+    item: str
+    kind: Literal["lethal", "loyalty"]
+    threshold: int
+    rule: Rule
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """The legal space as array columns, for judges that work on many assignments at once.
+
+    Column ``j`` is the ``j``-th legal (source, recipient) pair of :attr:`LegalSpace.pairs`;
+    a source's columns are contiguous. ``starts`` and ``powers``: each assigning source's
+    first column and its power (510.1a). ``items``: every creature and planeswalker some
+    condition reads, with the columns that assign to it, those among them whose source has
+    deathtouch (702.2c), and its threshold. ``gates``: each gated column and the indices
+    (into ``items``) of the items whose thresholds must all be met before it gets damage.
+    """
+
+    starts: tuple[int, ...]
+    powers: tuple[int, ...]
+    items: tuple[str, ...]
+    item_columns: tuple[tuple[int, ...], ...]
+    item_touch: tuple[tuple[int, ...], ...]
+    thresholds: tuple[int, ...]
+    gates: tuple[tuple[int, tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,27 +204,27 @@ class LegalSpace:
     side: Side
     step: Step
     sources: tuple[Source, ...]
-    idle: dict[str, tuple[str, str]]
+    idle: dict[str, tuple[Rule, str]]
     """Creatures that assign nothing here: id -> (rule, reason)."""
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
-    @cached_property
+    @derived
     def pairs(self) -> dict[tuple[str, str], Recipient]:
         """Every legal (source, recipient) pair, and the recipient's conditions."""
         return {(s.id, r.id): r for s in self.sources for r in s.recipients}
 
-    @cached_property
+    @derived
     def deathtouchers(self) -> frozenset[str]:
         """The sources with deathtouch."""
         return frozenset(s.id for s in self.sources if s.deathtouch)
 
-    @cached_property
+    @derived
     def by_id(self) -> dict[str, Source]:
         """Sources by id."""
         return {s.id: s for s in self.sources}
 
-    @cached_property
+    @derived
     def need(self) -> dict[str, int]:
         """For each creature that can receive damage: damage still needed for lethal."""
         out: dict[str, int] = {}
@@ -131,13 +234,13 @@ class LegalSpace:
                     out[r.id] = self.combat.creature(r.id).lethal_need
         return out
 
-    @cached_property
+    @derived
     def loyalty(self) -> dict[str, int]:
         """For each planeswalker that can receive damage: its loyalty."""
         return {r.id: self.combat.planeswalker(r.id).loyalty
                 for s in self.sources for r in s.recipients if r.kind == "planeswalker"}
 
-    @cached_property
+    @derived
     def senders(self) -> dict[str, tuple[Source, ...]]:
         """For each recipient id, the sources that may assign to it."""
         out: dict[str, list[Source]] = {}
@@ -146,23 +249,90 @@ class LegalSpace:
                 out.setdefault(r.id, []).append(s)
         return {k: tuple(v) for k, v in out.items()}
 
-    @cached_property
+    @derived
     def gating_creatures(self) -> frozenset[str]:
         """Creatures whose lethal status gates some recipient."""
         return frozenset(c for s in self.sources for r in s.recipients
                          for c in r.requires_lethal)
 
-    @cached_property
+    @derived
     def gating_planeswalkers(self) -> frozenset[str]:
         """Planeswalkers whose loyalty status gates some recipient."""
         return frozenset(r.requires_loyalty for s in self.sources for r in s.recipients
                          if r.requires_loyalty is not None)
 
-    @cached_property
+    @derived
     def kill_candidates(self) -> tuple[Creature, ...]:
         """The opposing creatures in combat, whose deaths the objective ``kills`` counts."""
         c = self.combat
         return c.blockers if self.side == "attackers" else c.attackers
+
+    @derived
+    def thresholds(self) -> dict[str, int]:
+        """For each creature and planeswalker that can receive damage, what must be assigned
+        to it in all: lethal damage, its toughness less the damage marked on it (510.1e), or
+        its loyalty (702.19c). 0 or less: met with nothing assigned."""
+        get = self.combat.get
+        out: dict[str, int] = {}
+        for s in self.sources:
+            for r in s.recipients:
+                kind = r.kind
+                if kind == "creature":
+                    out[r.id] = get(r.id).lethal_need  # type: ignore[union-attr]
+                elif kind == "planeswalker":
+                    out[r.id] = get(r.id).loyalty  # type: ignore[union-attr]
+        return out
+
+    @derived
+    def deathtouch_pairs(self) -> frozenset[tuple[str, str]]:
+        """Legal pairs any positive amount of which is lethal damage: from a source with
+        deathtouch to a creature (702.2c)."""
+        found = [(s.id, r.id) for s in self.sources if s.deathtouch
+                 for r in s.recipients if r.kind == "creature"]
+        return frozenset(found) if found else _NO_PAIRS
+
+    @derived
+    def conditions(self) -> dict[Recipient, tuple[Condition, ...]]:
+        """The conditions of each recipient that has a rule (none for the others), blockers
+        first: each must be lethally assigned (702.19b, 702.19c, 702.19e), then the
+        planeswalker must be loyalty-assigned (702.19c)."""
+        need = self.thresholds
+        out: dict[Recipient, tuple[Condition, ...]] = {}
+        for s in self.sources:
+            for r in s.recipients:
+                rule, walker = r.rule, r.requires_loyalty
+                if rule is None:  # not gated
+                    continue
+                found = [Condition(c, "lethal", need[c], rule) for c in r.requires_lethal]
+                if walker is not None:
+                    found.append(Condition(walker, "loyalty", need[walker], _R702_19C))
+                out[r] = tuple(found)
+        return out
+
+    @derived
+    def columns(self) -> Columns:
+        """The legal space in column form (see :class:`Columns`), built once."""
+        pairs = self.pairs
+        column = {pair: j for j, pair in enumerate(pairs)}
+        starts = tuple(column[(s.id, s.recipients[0].id)] for s in self.sources if s.assigns)
+        powers = tuple(s.power for s in self.sources if s.assigns)
+        items: dict[str, int] = {}
+        gates = []
+        for pair, r in pairs.items():
+            if r.gated:
+                gates.append((column[pair], tuple(items.setdefault(c.item, len(items))
+                                                  for c in self.conditions[r])))
+        into: dict[str, list[int]] = {i: [] for i in items}
+        touch: dict[str, list[int]] = {i: [] for i in items}
+        touching = self.deathtouch_pairs
+        for pair, j in column.items():
+            if pair[1] in into:
+                into[pair[1]].append(j)
+                if pair in touching:
+                    touch[pair[1]].append(j)
+        return Columns(starts, powers, tuple(items), tuple(tuple(into[i]) for i in items),
+                       tuple(tuple(touch[i]) for i in items),
+                       tuple(self.thresholds[i] for i in items), tuple(gates))
 
     def received(self, amounts: Mapping[tuple[str, str], int]) -> dict[str, int]:
         """Total damage assigned to each target by the legal pairs of ``amounts``."""
@@ -176,37 +346,63 @@ class LegalSpace:
 
     def deathtouched(self, amounts: Mapping[tuple[str, str], int]) -> frozenset[str]:
         """Creatures that a source with deathtouch assigns at least 1 (702.2c)."""
-        killers = self.deathtouchers
-        if not killers:
+        touching = self.deathtouch_pairs
+        if not touching:
             return frozenset()
-        pairs = self.pairs
         return frozenset(pair[1] for pair, amount in amounts.items()
-                         if amount > 0 and pair[0] in killers and pair in pairs)
+                         if amount > 0 and pair in touching)
+
+    def unmet(self, recipient: Recipient, received: Mapping[str, int],
+              deathtouched: Collection[str]) -> list[Condition]:
+        """The conditions of ``recipient`` that do not hold, in order (702.19b-e); empty
+        when it may be assigned damage. ``received`` is the damage assigned to each target
+        by every source, ``deathtouched`` the creatures a source with deathtouch assigns
+        damage. A condition holds when its threshold is reached (510.1e, 702.19c) or, for
+        a creature, deathtouch makes any damage lethal (702.2c)."""
+        if not recipient.gated:
+            return []
+        return [c for c in self.conditions[recipient]
+                if received.get(c.item, 0) < c.threshold
+                and not (c.kind == "lethal" and c.item in deathtouched)]
+
+    def gate_open(self, recipient: Recipient, received: Mapping[str, int],
+                  deathtouched: Collection[str]) -> bool:
+        """702.19b-e: whether ``recipient`` may be assigned more than 0 now that every
+        source together assigns ``received`` (and deathtouch damage to ``deathtouched``)."""
+        return not self.unmet(recipient, received, deathtouched)
 
     def is_lethally_assigned(self, creature_id: str, received: Mapping[str, int],
-                             deathtouched: frozenset[str]) -> bool:
+                             deathtouched: Collection[str]) -> bool:
         """510.1e, 702.2c: marked plus assigned damage reaches toughness, or deathtouch."""
-        need = self.combat.creature(creature_id).lethal_need
+        need = self.thresholds.get(creature_id)
+        if need is None:  # a creature nothing assigns to (a kill candidate, say)
+            need = self.combat.creature(creature_id).lethal_need
         return received.get(creature_id, 0) >= need or creature_id in deathtouched
 
-    def lethal_from(self, source: Source, creature_id: str, already: int = 0) -> int:
-        """Damage ``source`` alone must still assign to ``creature_id`` for it to be
-        lethally assigned, ``already`` being assigned by others: 0 when it is, 1 with
-        deathtouch (702.2c), else what is left of its toughness (510.1e)."""
-        need = self.combat.creature(creature_id).lethal_need - already
+    def still_needed(self, source: Source, item: str, already: int = 0) -> int:
+        """Damage ``source`` alone must still assign to its recipient ``item`` for the item's
+        threshold to be reached, ``already`` being assigned by others: 0 when it is, 1 for
+        a creature and a source with deathtouch (702.2c), else what is left of the
+        creature's lethal damage (510.1e) or the planeswalker's loyalty (702.19c)."""
+        need = self.thresholds[item] - already
         if need <= 0:
             return 0
-        return 1 if source.deathtouch else need
+        return 1 if (source.id, item) in self.deathtouch_pairs else need
+
+    def lethal_from(self, source: Source, creature_id: str, already: int = 0) -> int:
+        """:meth:`still_needed` for a creature: what ``source`` must still assign to it for
+        it to be lethally assigned."""
+        return self.still_needed(source, creature_id, already)
 
     def is_loyalty_assigned(self, walker_id: str, received: Mapping[str, int]) -> bool:
         """702.19c: damage assigned to the planeswalker reaches its loyalty."""
-        return received.get(walker_id, 0) >= self.combat.planeswalker(walker_id).loyalty
+        return received.get(walker_id, 0) >= self.thresholds[walker_id]
 
     def is_killable(self, creature: Creature) -> bool:
         """Lethal damage destroys it (not indestructible)."""
         return not creature.has(INDESTRUCTIBLE)
 
-    @cached_property
+    @derived
     def parts(self) -> tuple[Part, ...]:
         """Independent parts: sources coupled through a shared creature recipient, or a
         planeswalker whose loyalty gates trample over planeswalkers (702.19c)."""
@@ -268,13 +464,13 @@ def assigns_in_step(creature: Creature, step: Step) -> bool:
 def legal_space(combat: Combat, side: Side) -> LegalSpace:
     """Derive who assigns, to whom and under which conditions (SPEC §2)."""
     sources: list[Source] = []
-    idle: dict[str, tuple[str, str]] = {}
+    idle: dict[str, tuple[Rule, str]] = {}
     for creature in combat.creatures:
         on_side = creature.is_attacking if side == "attackers" else creature.is_blocking
         if not on_side:
             kind = "attacking" if side == "attackers" else "blocking"
             article = "an" if side == "attackers" else "a"
-            idle[creature.id] = ("510.1", f"is not {article} {kind} creature; for side "
+            idle[creature.id] = (_R510_1, f"is not {article} {kind} creature; for side "
                                  f"'{side}' only {kind} creatures assign damage")
             continue
         if not assigns_in_step(creature, combat.step):
@@ -284,24 +480,41 @@ def legal_space(combat: Combat, side: Side) -> LegalSpace:
             else:
                 why = "has first strike without double strike, so it assigns no damage in " \
                       "the regular combat damage step"
-            idle[creature.id] = ("510.4", why)
+            idle[creature.id] = (_R510_4, why)
             continue
         if creature.power <= 0:
-            idle[creature.id] = ("510.1a", f"has power {creature.power}, so it assigns no "
+            idle[creature.id] = (_R510_1A, f"has power {creature.power}, so it assigns no "
                                  "combat damage")
             continue
+        elsewhere: tuple[tuple[str, Rule], ...] = ()
         if side == "attackers":
-            recipients, rule = _attacker_recipients(combat, creature)
+            recipients, rule, elsewhere = _attacker_recipients(combat, creature)
         else:
+            # 702.19a: trample does nothing for a blocker.
             recipients = tuple(Recipient(a, "creature") for a in creature.blocking)
-            rule = "510.1d"
+            rule = _R510_1D
         sources.append(Source(creature.id, creature.power, creature.has(DEATHTOUCH),
-                              recipients, rule))
+                              recipients, rule, elsewhere))
     return LegalSpace(combat, side, combat.step, tuple(sources), idle)
 
 
-def _attacker_recipients(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], str]:
-    """The rows of SPEC §2 for an attacking creature; the most specific row applies."""
+def _attacker_recipients(combat: Combat, a: Creature) -> tuple[
+        tuple[Recipient, ...], Rule, tuple[tuple[str, Rule], ...]]:
+    """An attacking creature's recipients, the rule that decides them (the most specific
+    row of the table of 510.1b-c and 702.19b-e applies) and the targets it may not assign
+    to under a more specific rule (702.19f)."""
+    assert a.attacking is not None
+    recipients, rule = _attacker_rows(combat, a)
+    elsewhere: tuple[tuple[str, Rule], ...] = ()
+    if combat.kind(a.attacking) == "planeswalker" and not a.has(TRAMPLE_OVER_PLANESWALKERS):
+        # 702.19f: without trample over planeswalkers, nothing to the planeswalker's
+        # controller, whatever else it may do.
+        elsewhere = ((combat.planeswalker(a.attacking).controller, _R702_19F),)
+    return recipients, rule, elsewhere
+
+
+def _attacker_rows(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], Rule]:
+    """The rows for an attacking creature; the most specific row applies."""
     assert a.attacking is not None
     target = a.attacking
     kind = combat.kind(target)
@@ -314,24 +527,29 @@ def _attacker_recipients(combat: Combat, a: Creature) -> tuple[tuple[Recipient, 
         if live and top_on_walker:
             assert controller is not None
             return (Recipient(target, kind),
-                    Recipient(controller, "player", (), target, "702.19c")), "702.19c"
+                    Recipient(controller, "player", (), target, _R702_19C)), _R702_19C
         if live:
-            return (Recipient(target, kind),), "510.1b"
+            return (Recipient(target, kind),), _R510_1B
         if top_on_walker:
             assert controller is not None
-            return (Recipient(controller, "player", (), None, "702.19e"),), "702.19e"
-        return (), "506.4c"
+            return (Recipient(controller, "player", (), None, _R702_19E),), _R702_19E
+        return (), _R506_4C
 
+    # 702.19d: with its blockers all gone, "every blocker lethally assigned" holds, so a
+    # trampler assigns everything past them.
     walls = tuple(Recipient(b, "creature") for b in blockers)
     if not a.has_trample:
-        return walls, "510.1c"
+        return walls, _R510_1C
     if live and top_on_walker:
         assert controller is not None
-        return (*walls, Recipient(target, kind, blockers, None, "702.19b"),
-                Recipient(controller, "player", blockers, target, "702.19c")), "702.19c"
+        return (*walls, Recipient(target, kind, blockers, None, _R702_19B),
+                Recipient(controller, "player", blockers, target, _R702_19C)), _R702_19C
     if live:
-        return (*walls, Recipient(target, kind, blockers, None, "702.19b")), "702.19b"
+        return (*walls, Recipient(target, kind, blockers, None, _R702_19B)), _R702_19B
     if top_on_walker:
         assert controller is not None
-        return (*walls, Recipient(controller, "player", blockers, None, "702.19e")), "702.19e"
-    return walls, "702.19b"
+        return (*walls, Recipient(controller, "player", blockers, None, _R702_19E)), \
+            _R702_19E
+    return walls, _R702_19B
+
+

@@ -6,7 +6,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trample.solver.rules import LegalSpace, Source
+from trample.models.rule_index import Rule
+from trample.solver.rules import LegalSpace
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,7 @@ class Violation:
 
     def to_json(self) -> dict[str, Any]:
         """``{"rule", "source", "target", "message"}`` as SPEC §5 prints it."""
-        return {"rule": self.rule, "source": self.source, "target": self.target,
+        return {"rule": str(self.rule), "source": self.source, "target": self.target,
                 "message": self.message}
 
 
@@ -35,17 +36,6 @@ def _some(names: list[str]) -> str:
         return ", ".join(names)
     shown = ", ".join(names[:NAMED_RECIPIENTS])
     return f"{shown} and {len(names) - NAMED_RECIPIENTS:,} more"
-
-
-def _misdirected_rule(space: LegalSpace, source: Source, target: str) -> str:
-    """The rule that forbids ``source`` assigning to ``target`` (not one of its recipients)."""
-    combat = space.combat
-    attacker = combat.creature(source.id)
-    if attacker.attacking is not None and combat.kind(attacker.attacking) == "planeswalker":
-        walker = combat.planeswalker(attacker.attacking)
-        if target == walker.controller and source.rule not in ("702.19c", "702.19e"):
-            return "702.19f"
-    return source.rule
 
 
 def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Violation]:
@@ -79,7 +69,7 @@ def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
                 where = f"it may assign only to {allowed}"
             else:
                 where = "it has nothing it may assign damage to"
-            yield Violation(_misdirected_rule(space, source, target), source_id, target,
+            yield Violation(source.rule_against(target), source_id, target,
                             f"{label(source_id)} assigns {amount} to {label(target)}, "
                             f"but {where}")
 
@@ -89,7 +79,7 @@ def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
             continue
         why = (": more than its power" if total > source.power
                else "; it must assign all of it")
-        yield Violation("510.1a", source.id, None,
+        yield Violation(Rule.R510_1A, source.id, None,
                         f"{label(source.id)} assigns {total} of its {source.power} "
                         f"combat damage{why}")
 
@@ -100,23 +90,22 @@ def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
             amount = amounts.get((source.id, r.id), 0)
             if amount <= 0 or not r.gated:
                 continue
-            for wall in r.requires_lethal:
-                if space.is_lethally_assigned(wall, received, touched):
-                    continue
+            # The legal space judges the conditions (702.19b-e); this only words them.
+            unmet = space.unmet(r, received, touched)
+            for wall, rule in [(u.item, u.rule) for u in unmet if u.kind == "lethal"]:
                 c = combat.creature(wall)
                 state = f"toughness {c.toughness}"
                 if c.damage:
                     state += f", {c.damage} damage marked"
                 yield Violation(
-                    r.rule, source.id, r.id,
+                    rule, source.id, r.id,
                     f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(wall)} "
                     f"({state}) has been assigned {received.get(wall, 0)} of the "
-                    f"{c.lethal_need} it needs first ({r.rule})")
-            walker = r.requires_loyalty
-            if walker is not None and not space.is_loyalty_assigned(walker, received):
+                    f"{c.lethal_need} it needs first ({rule})")
+            for walker, rule in [(u.item, u.rule) for u in unmet if u.kind == "loyalty"]:
                 loyalty = combat.planeswalker(walker).loyalty
                 yield Violation(
-                    "702.19c", source.id, r.id,
+                    rule, source.id, r.id,
                     f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(walker)} "
                     f"(loyalty {loyalty}) has been assigned {received.get(walker, 0)} of the "
-                    f"{loyalty} it needs first (702.19c)")
+                    f"{loyalty} it needs first ({rule})")
