@@ -1,0 +1,137 @@
+"""An assignment of combat damage: who assigns how much to whom (510.1).
+
+One type for the solver and the game: a frozen mapping of ``(source, target)`` to a
+positive amount. JSON is a list of ``{"source", "target", "amount"}`` entries;
+:meth:`Assignment.from_json` is the one parser of that list (entries of amount 0 assign
+nothing, 120.8, and are dropped), :meth:`Assignment.to_json` writes the entries back in
+the assignment's order. Whether an assignment is *legal* is the solver's question; this
+module checks only its shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .combat import check_id, check_int, field_name
+from .errors import InputError
+
+Pair = tuple[str, str]
+
+_ENTRY_FIELDS = ("source", "target", "amount")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Assignment(Mapping[Pair, int]):
+    """``(source, target) -> amount``, positive amounts only, in a fixed order.
+
+    ``entries`` is the order the assignment was given or built in (the solver builds it
+    in legal-space order: sources in document order, each source's recipients in order).
+    """
+
+    entries: tuple[tuple[str, str, int], ...] = ()
+    _amounts: dict[Pair, int] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False, hash=False)
+    _positions: dict[Pair, int] = field(default_factory=dict, init=False, repr=False,
+                                        compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_amounts", {(s, t): a for s, t, a in self.entries})
+        object.__setattr__(self, "_positions",
+                           {(s, t): i for i, (s, t, _) in enumerate(self.entries)})
+
+    @classmethod
+    def of(cls, amounts: Mapping[Pair, int] | Iterable[tuple[Pair, int]]) -> Assignment:
+        """An assignment from ``{(source, target): amount}`` (or its items), in that order;
+        amounts of 0 or less are left out."""
+        items = amounts.items() if isinstance(amounts, Mapping) else amounts
+        return cls(tuple((s, t, a) for (s, t), a in items if a > 0))
+
+    # -- the mapping ------------------------------------------------------------------------
+
+    def __getitem__(self, pair: Pair) -> int:
+        return self._amounts[pair]
+
+    def __iter__(self) -> Iterator[Pair]:
+        return iter(self._amounts)
+
+    def __len__(self) -> int:
+        return len(self._amounts)
+
+    def __contains__(self, pair: object) -> bool:
+        return pair in self._amounts
+
+    # Equal as mappings (the order of the entries does not matter), hashable as a value.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Assignment):
+            return self._amounts == other._amounts
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._amounts.items()))
+
+    def position(self, pair: Pair) -> int | None:
+        """Where ``pair``'s entry stood in the list it was read from (None if absent)."""
+        return self._positions.get(pair)
+
+    def sources(self) -> tuple[str, ...]:
+        """Every source that assigns something, in order, once each."""
+        return tuple(dict.fromkeys(s for s, _, _ in self.entries))
+
+    def restricted(self, sources: Iterable[str]) -> Assignment:
+        """The entries of these sources only (positions kept from this assignment)."""
+        wanted = frozenset(sources)
+        part = Assignment(tuple(e for e in self.entries if e[0] in wanted))
+        object.__setattr__(part, "_positions", {p: self._positions[p] for p in part._amounts})
+        return part
+
+    # -- JSON -------------------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, entries: object, path: str = "assignment") -> Assignment:
+        """Check a list of ``{source, target, amount}`` entries; InputError names the bad
+        field (``assignment[2].amount``). Ids are not looked up here: the combat or the
+        game state the assignment is for does that."""
+        if isinstance(entries, Assignment):
+            return entries
+        if isinstance(entries, (str, bytes)) or not isinstance(entries, list):
+            raise InputError(path, "must be a list of {source, target, amount} entries")
+        kept: list[tuple[str, str, int]] = []
+        positions: dict[Pair, int] = {}
+        seen: set[Pair] = set()
+        for i, entry in enumerate(entries):
+            where = f"{path}[{i}]"
+            if not isinstance(entry, Mapping):
+                raise InputError(where, "must be an object {source, target, amount}")
+            for key in entry:
+                if key not in _ENTRY_FIELDS:
+                    raise InputError(f"{where}.{field_name(key)}", "unknown field (accepted: "
+                                     "amount, source, target)")
+            for key in _ENTRY_FIELDS:
+                if key not in entry:
+                    raise InputError(f"{where}.{key}", "required field is missing")
+            source = check_id(entry["source"], f"{where}.source")
+            target = check_id(entry["target"], f"{where}.target")
+            amount = check_int(entry["amount"], f"{where}.amount", minimum=0)
+            if (source, target) in seen:
+                raise InputError(where, f"the pair ({source!r}, {target!r}) appears twice")
+            seen.add((source, target))
+            if amount > 0:
+                positions[(source, target)] = i
+                kept.append((source, target, amount))
+        out = cls(tuple(kept))
+        object.__setattr__(out, "_positions", positions)
+        return out
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The entries ``[{"source", "target", "amount"}]``, in order."""
+        return [{"source": s, "target": t, "amount": a} for s, t, a in self.entries]
+
+    def path_of(self, pair: Pair | None, source: str, path: str = "assignment") -> str:
+        """The JSON path of ``pair``'s entry; for a source's total (``pair`` None), its
+        first entry; ``path`` itself when there is no such entry."""
+        if pair is not None and pair in self._positions:
+            return f"{path}[{self._positions[pair]}]"
+        firsts = [i for (s, _), i in self._positions.items() if s == source]
+        return f"{path}[{min(firsts)}]" if firsts else path
