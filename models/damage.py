@@ -45,10 +45,10 @@ from .game import (
     ZONES,
     GameState,
     Permanent,
+    PlayerState,
     Transition,
     counters_add,
-    move_permanent,
-    replace_permanent,
+    move_permanents,
     replace_permanents,
     replace_player,
 )
@@ -204,20 +204,28 @@ def _check_once(state: GameState) -> Transition:
         state = replace_player(state, replace(state.player(pid), lost=True))
         events.append(PlayerLost(pid, reason))
     for owner, oid, name, zone in ceasing:
-        player = state.player(owner)
-        state = replace_player(state, player.with_zone(
-            zone, tuple(c for c in player.zone(zone) if c.id != oid)))
         events.append(ZoneChange(oid, None, name, owner, zone, "none",
                                  "704.5d: a token outside the battlefield ceases to exist"))
-    for oid, cause in leaving:
-        state, more = move_permanent(state, oid, "graveyard", cause)
-        events += more
+    if ceasing:
+        state = replace(state, players=tuple(_without_tokens(p) for p in state.players))
+    state, more = move_permanents(state, [(oid, "graveyard", cause) for oid, cause in leaving])
+    events += more
+    cancelled: list[Permanent] = []
     for oid, pairs in annihilate:
         perm = state.permanent(oid)
         counters = counters_add(counters_add(perm.counters, PLUS_ONE, -pairs), MINUS_ONE, -pairs)
-        state = replace_permanent(state, replace(perm, counters=counters))
+        cancelled.append(replace(perm, counters=counters))
         events += [CounterRemoved(oid, PLUS_ONE, pairs), CounterRemoved(oid, MINUS_ONE, pairs)]
-    return state, events
+    return replace_permanents(state, cancelled), events
+
+
+def _without_tokens(player: PlayerState) -> PlayerState:
+    """The player with no token left in any zone but the battlefield (704.5d)."""
+    for zone in ZONES:
+        cards = player.zone(zone)
+        if any(c.token for c in cards):
+            player = player.with_zone(zone, tuple(c for c in cards if not c.token))
+    return player
 
 
 def _leaves_because(state: GameState, perm: Permanent) -> str | None:

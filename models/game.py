@@ -584,6 +584,37 @@ def move_permanent(state: GameState, object_id: str, to_zone: Zone,
                               to_zone, cause)]
 
 
+def move_permanents(state: GameState, moves: Iterable[tuple[str, Zone, str]]) -> Transition:
+    """Move several permanents, each ``(id, to_zone, cause)`` as :func:`move_permanent`
+    moves one, in that order, in one pass over the battlefield and each zone."""
+    events: list[Event] = []
+    leaving: set[str] = set()
+    arriving: dict[tuple[str, str], list[CardObject]] = {}
+    next_id = state.next_id
+    for object_id, to_zone, cause in moves:
+        perm = state.permanent(object_id)
+        if object_id in leaving:
+            continue
+        leaving.add(object_id)
+        new = f"o{next_id}"
+        next_id += 1
+        arriving.setdefault((perm.owner, to_zone), []).append(
+            CardObject(new, perm.card, token=perm.token))
+        events.append(ZoneChange(object_id, new, perm.card.name, perm.owner, "battlefield",
+                                 to_zone, cause))
+    if not leaving:
+        return state, events
+    players = []
+    for player in state.players:
+        for zone in ZONES:
+            cards = arriving.get((player.id, zone))
+            if cards:
+                player = player.with_zone(zone, (*player.zone(zone), *cards))
+        players.append(player)
+    return replace(state, players=tuple(players), next_id=next_id, battlefield=tuple(
+        p for p in state.battlefield if p.id not in leaving)), events
+
+
 def move_card(state: GameState, card_id: str, to_zone: Zone, cause: str = "") -> Transition:
     """Move a card between zones other than the battlefield (into its owner's zone)."""
     found = state.find_card(card_id)

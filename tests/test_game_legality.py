@@ -20,8 +20,8 @@ from trample.models.assignment import Assignment
 from trample.models.cards import get_card
 from trample.models.combat_steps import (
     combat_damage_step,
-    declare_combat,
     deal_combat_damage,
+    declare_combat,
     run_combat_damage,
 )
 from trample.models.errors import InputError
