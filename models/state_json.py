@@ -151,6 +151,19 @@ from .transform import (
 )
 
 FORMAT = "trample-game/1"
+
+# Limits of a game state, applied as it is read: with them every action costs time
+# linear in the state's size (a few seconds at the limits), and a state can't hide a
+# quadratic blow-up in one list.
+MAX_PERMANENTS = 20_000
+"""Permanents on the battlefield."""
+MAX_ZONE_CARDS = 20_000
+"""Cards in one zone of one player (library, hand, graveyard, exile)."""
+MAX_PLAYERS = 100
+MAX_CUSTOM_CARDS = 1_000
+"""Card objects in the state's own ``cards`` list."""
+MAX_STACK = 10_000
+"""Triggered abilities waiting, and entries of ``damage_this_turn``."""
 _MISSING: Any = object()
 _ID = re.compile(r"^[ot](\d+)$")
 
@@ -267,6 +280,15 @@ _TRIGGER_FIELDS = frozenset({"id", "ability", "source", "controller", "name", "c
                              "player", "stamp"})
 
 
+def _bounded(obj: Mapping[str, Any], key: str, path: str, limit: int, *,
+             required: bool = False) -> list[Any]:
+    value = _list(obj, key, path) if required else _list(obj, key, path, [])
+    if len(value) > limit:
+        raise InputError(_where(path, key), f"has {len(value):,} entries; the limit is "
+                                            f"{limit:,}")
+    return value
+
+
 def state_from_json(document: object, path: str = "") -> GameState:
     """Parse and check a game state; InputError names the offending field."""
     doc = _obj(document, path, _STATE_FIELDS)
@@ -274,7 +296,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     if fmt != FORMAT:
         raise InputError(_where(path, "format"), f"expected {FORMAT!r}, got {fmt!r}")
     custom: dict[str, Card] = {}
-    for i, raw in enumerate(_list(doc, "cards", path, [])):
+    for i, raw in enumerate(_bounded(doc, "cards", path, MAX_CUSTOM_CARDS)):
         card = card_from_json(raw, f"{_where(path, 'cards')}[{i}]")
         custom[card.name] = card
     cards = _Cards(custom)
@@ -288,7 +310,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
 
     players: list[PlayerState] = []
     ppath = _where(path, "players")
-    raw_players = _list(doc, "players", path)
+    raw_players = _bounded(doc, "players", path, MAX_PLAYERS, required=True)
     if not raw_players:
         raise InputError(ppath, "a game needs at least one player")
     for i, raw in enumerate(raw_players):
@@ -300,7 +322,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
         zones: dict[str, tuple[CardObject, ...]] = {}
         for zone in ZONES:
             objs: list[CardObject] = []
-            for j, rc in enumerate(_list(p, zone, where, [])):
+            for j, rc in enumerate(_bounded(p, zone, where, MAX_ZONE_CARDS)):
                 cwhere = f"{_where(where, zone)}[{j}]"
                 c = _obj(rc, cwhere, _CARD_OBJECT_FIELDS)
                 oid = claim(_str(c, "id", cwhere), _where(cwhere, "id"))
@@ -325,7 +347,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     active = player_ref(doc, "active_player", path)
     battlefield: list[Permanent] = []
     bpath = _where(path, "battlefield")
-    for i, raw in enumerate(_list(doc, "battlefield", path, [])):
+    for i, raw in enumerate(_bounded(doc, "battlefield", path, MAX_PERMANENTS)):
         where = f"{bpath}[{i}]"
         b = _obj(raw, where, _PERMANENT_FIELDS)
         oid = claim(_str(b, "id", where), _where(where, "id"))
@@ -357,7 +379,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
             protector=protector, granted=_keywords(b, "granted", where)))
     stack: list[Trigger] = []
     spath = _where(path, "stack")
-    for i, raw in enumerate(_list(doc, "stack", path, [])):
+    for i, raw in enumerate(_bounded(doc, "stack", path, MAX_STACK)):
         where = f"{spath}[{i}]"
         t = _obj(raw, where, _TRIGGER_FIELDS)
         stack.append(Trigger(
@@ -369,7 +391,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
             stamp=_int(t, "stamp", where, 0, minimum=0)))
     tally: dict[tuple[str, str], int] = {}
     dpath = _where(path, "damage_this_turn")
-    for i, raw in enumerate(_list(doc, "damage_this_turn", path, [])):
+    for i, raw in enumerate(_bounded(doc, "damage_this_turn", path, MAX_STACK)):
         where = f"{dpath}[{i}]"
         d = _obj(raw, where, frozenset({"source", "player", "amount"}))
         key = (_str(d, "source", where), player_ref(d, "player", where))

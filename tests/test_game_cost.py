@@ -68,3 +68,19 @@ def test_ten_thousand_permanents_in_a_subprocess(tmp_path: Path) -> None:
     out = json.loads(result.stdout)
     # The blocked attackers and their blockers die.
     assert len(out["state"]["battlefield"]) == 10_000 - 2 * 1250
+
+
+def test_a_state_past_its_limits_is_refused_naming_the_field() -> None:
+    import pytest
+
+    from trample.models.errors import InputError
+    from trample.models.state_json import MAX_PERMANENTS, MAX_ZONE_CARDS, state_from_json
+
+    doc = state_to_json(new_game())
+    with pytest.raises(InputError, match="limit is 20,000") as info:
+        state_from_json({**doc, "battlefield": [{}] * (MAX_PERMANENTS + 1)}, "state")
+    assert info.value.path == "state.battlefield"
+    players = [{**doc["players"][0], "graveyard": [{}] * (MAX_ZONE_CARDS + 1)}]
+    with pytest.raises(InputError) as info:
+        state_from_json({**doc, "players": players}, "state")
+    assert info.value.path == "state.players[0].graveyard"
