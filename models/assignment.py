@@ -35,6 +35,8 @@ class Assignment(Mapping[Pair, int]):
                                       compare=False, hash=False)
     _positions: dict[Pair, int] = field(default_factory=dict, init=False, repr=False,
                                         compare=False, hash=False)
+    _listed: tuple[tuple[str, str, int], ...] | None = field(
+        default=None, init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_amounts", {(s, t): a for s, t, a in self.entries})
@@ -75,16 +77,14 @@ class Assignment(Mapping[Pair, int]):
         """Where ``pair``'s entry stood in the list it was read from (None if absent)."""
         return self._positions.get(pair)
 
+    def listed(self) -> tuple[tuple[str, str, int], ...]:
+        """Every entry as it was read, entries of amount 0 included (their ids name
+        something too, and are checked like the others)."""
+        return self.entries if self._listed is None else self._listed
+
     def sources(self) -> tuple[str, ...]:
         """Every source that assigns something, in order, once each."""
         return tuple(dict.fromkeys(s for s, _, _ in self.entries))
-
-    def restricted(self, sources: Iterable[str]) -> Assignment:
-        """The entries of these sources only (positions kept from this assignment)."""
-        wanted = frozenset(sources)
-        part = Assignment(tuple(e for e in self.entries if e[0] in wanted))
-        object.__setattr__(part, "_positions", {p: self._positions[p] for p in part._amounts})
-        return part
 
     # -- JSON -------------------------------------------------------------------------------
 
@@ -98,6 +98,7 @@ class Assignment(Mapping[Pair, int]):
         if isinstance(entries, (str, bytes)) or not isinstance(entries, list):
             raise InputError(path, "must be a list of {source, target, amount} entries")
         kept: list[tuple[str, str, int]] = []
+        listed: list[tuple[str, str, int]] = []
         positions: dict[Pair, int] = {}
         seen: set[Pair] = set()
         for i, entry in enumerate(entries):
@@ -117,11 +118,13 @@ class Assignment(Mapping[Pair, int]):
             if (source, target) in seen:
                 raise InputError(where, f"the pair ({source!r}, {target!r}) appears twice")
             seen.add((source, target))
+            positions[(source, target)] = i
+            listed.append((source, target, amount))
             if amount > 0:
-                positions[(source, target)] = i
                 kept.append((source, target, amount))
         out = cls(tuple(kept))
         object.__setattr__(out, "_positions", positions)
+        object.__setattr__(out, "_listed", tuple(listed))
         return out
 
     def to_json(self) -> list[dict[str, Any]]:

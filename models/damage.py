@@ -75,7 +75,7 @@ def _assignment(entries: Assignment | Iterable[Mapping[str, Any]], path: str) ->
 def check_ids(state: GameState, assignment: Assignment, path: str = "assignment") -> None:
     """InputError naming the first entry whose source is not a permanent or whose target
     is not a player, creature, planeswalker or battle."""
-    for source, target, _ in assignment.entries:
+    for source, target, _ in assignment.listed():
         where = assignment.path_of((source, target), source, path)
         if state.find_permanent(source) is None:
             raise InputError(f"{where}.source",

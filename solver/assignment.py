@@ -29,7 +29,7 @@ def parse_assignment(combat: Combat, raw: object, path: str = "assignment") -> A
         raw = raw["assignment"]
         path = f"{path}.assignment" if path != "assignment" else path
     assignment = Assignment.from_json(raw, path)
-    for source, target, _ in assignment.entries:
+    for source, target, _ in assignment.listed():
         where = assignment.path_of((source, target), source, path)
         if source not in combat or combat.kind(source) != "creature":
             raise InputError(f"{where}.source", f"{source!r} is not a creature")
