@@ -3,9 +3,9 @@
 One type for the solver and the game: a frozen mapping of ``(source, target)`` to a
 positive amount. JSON is a list of ``{"source", "target", "amount"}`` entries;
 :meth:`Assignment.from_json` is the one parser of that list (entries of amount 0 assign
-nothing, 120.8, and are dropped), :meth:`Assignment.to_json` writes the entries back in
-the assignment's order. Whether an assignment is *legal* is the solver's question; this
-module checks only its shape.
+nothing, 120.8: they are not in the mapping, but their ids are still checked);
+:meth:`Assignment.to_json` writes the entries back in the assignment's order. Whether an
+assignment is *legal* is the solver's question; this module checks only its shape.
 """
 
 from __future__ import annotations
