@@ -30,6 +30,14 @@ TRANSFORMING_LAYOUTS = frozenset({"transform", "modal_dfc", "double_faced_token"
 double-faced cards (which can transform since September 2025, see RULES.md) and
 transforming tokens (Scryfall's ``double_faced_token``, e.g. Incubator // Phyrexian)."""
 
+# Limits of one card object as it is read: the longest printed Oracle text is about 1,500
+# characters and no card has 20 keywords; with these bounds reading a card's faces (each
+# keyword looked for in each face's text) costs at most a few million character steps.
+MAX_CARD_TEXT = 20_000
+"""Characters in one text field of a card or face (name, type line, Oracle text ...)."""
+MAX_CARD_KEYWORDS = 100
+MAX_CARD_FACES = 8
+
 _SYMBOL = re.compile(r"\{([^}]*)\}")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7}
 
@@ -273,6 +281,9 @@ def _field(obj: Mapping[str, Any], key: str, path: str, *, required: bool = Fals
     if not isinstance(value, str):
         raise InputError(f"{path}.{key}" if path else key,
                          f"expected a string, got {type(value).__name__}")
+    if len(value) > MAX_CARD_TEXT:
+        raise InputError(f"{path}.{key}" if path else key,
+                         f"is longer than {MAX_CARD_TEXT:,} characters")
     return value
 
 
@@ -281,6 +292,9 @@ def _keywords(value: object, path: str) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(k, str) for k in value):
         raise InputError(path, "expected a list of strings")
+    if len(value) > MAX_CARD_KEYWORDS or any(len(k) > MAX_CARD_TEXT for k in value):
+        raise InputError(path, f"at most {MAX_CARD_KEYWORDS} keywords of at most "
+                               f"{MAX_CARD_TEXT:,} characters each")
     seen: dict[str, str] = {}
     for k in value:
         seen.setdefault(normalize_keyword(k), k)
@@ -331,6 +345,8 @@ def card_from_json(obj: object, path: str = "") -> Card:
         faces_path = f"{path}.card_faces" if path else "card_faces"
         if not isinstance(raw_faces, list) or not raw_faces:
             raise InputError(faces_path, "expected a non-empty list of card faces")
+        if len(raw_faces) > MAX_CARD_FACES:
+            raise InputError(faces_path, f"at most {MAX_CARD_FACES} card faces")
         faces = tuple(_face_from_json(f, f"{faces_path}[{i}]", keywords)
                       for i, f in enumerate(raw_faces))
     else:

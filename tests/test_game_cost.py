@@ -84,3 +84,25 @@ def test_a_state_past_its_limits_is_refused_naming_the_field() -> None:
     with pytest.raises(InputError) as info:
         state_from_json({**doc, "players": players}, "state")
     assert info.value.path == "state.players[0].graveyard"
+
+
+def test_card_text_and_keywords_are_bounded() -> None:
+    import pytest
+
+    from trample.models.cards import MAX_CARD_KEYWORDS, MAX_CARD_TEXT, card_from_json
+    from trample.models.errors import InputError
+
+    face = {"name": "Front", "type_line": "Creature", "oracle_text": "x"}
+    card = {"name": "Big", "layout": "transform", "keywords": ["Trample"],
+            "card_faces": [face, {**face, "name": "Back"}]}
+    with pytest.raises(InputError) as info:
+        card_from_json({**card, "keywords": ["k"] * (MAX_CARD_KEYWORDS + 1)}, "cards[0]")
+    assert info.value.path == "cards[0].keywords"
+    long_face = {**face, "oracle_text": "x" * (MAX_CARD_TEXT + 1)}
+    with pytest.raises(InputError) as info:
+        card_from_json({**card, "card_faces": [long_face, face]}, "cards[0]")
+    assert info.value.path == "cards[0].card_faces[0].oracle_text"
+    # At the limits a card is read (each keyword looked for once in each face's text).
+    widest = {**card, "keywords": [f"kw{i}" for i in range(MAX_CARD_KEYWORDS)],
+              "card_faces": [{**face, "oracle_text": "kw7 " * (MAX_CARD_TEXT // 4)}] * 2}
+    assert card_from_json(widest).front.keywords == ("kw7",)
