@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -20,12 +21,13 @@ from trample.models.assignment import Assignment
 from trample.models.cards import get_card
 from trample.models.combat_steps import (
     combat_damage_step,
+    combat_of,
     deal_combat_damage,
     declare_combat,
     run_combat_damage,
 )
 from trample.models.errors import InputError
-from trample.models.game import GameState, enter_card, new_game
+from trample.models.game import GameState, enter_card, new_game, replace_permanent
 from trample.models.seeds import HIDETSUGU
 from trample.models.state_json import apply as apply_without_judge
 from trample.models.state_json import state_from_json, state_to_json
@@ -189,6 +191,40 @@ def test_an_impossible_declared_combat_is_refused_when_read(combat: dict[str, An
     with pytest.raises(InputError) as info:
         state_from_json(doc, "state")
     assert info.value.path == path, info.value
-    # The same combat declared is refused by declare_combat too (a creature blocking
-    # itself: it is the active player's creature).
-    state_from_json(state_to_json(state), "state")  # the declared one reads back
+    # declare_combat refuses a creature blocking itself too (at blocks.<id>), and a
+    # combat it declared reads back.
+    with pytest.raises(InputError) as info:
+        declare_combat(state, {ids["home"]: "dp"}, {ids["home"]: [ids["home"]]})
+    assert info.value.path == f"blocks.{ids['home']}"
+    assert state_from_json(state_to_json(state), "state") == state
+
+
+def test_declare_combat_refuses_a_block_of_another_players_attacker() -> None:
+    # 509.1a: a creature blocks only creatures attacking its controller (or what its
+    # controller controls or protects); and an attacker is listed once per blocker.
+    state = new_game(("ap", "dp", "third"))
+    state, attacker, _ = enter_card(state, get_card("Grizzly Bears"), "ap")
+    state, theirs, _ = enter_card(state, get_card("Grizzly Bears"), "third")
+    state, mine, _ = enter_card(state, get_card("Grizzly Bears"), "dp")
+    with pytest.raises(InputError, match=r"509\.1a") as info:
+        declare_combat(state, {attacker: "dp"}, {theirs: [attacker]})
+    assert info.value.path == f"blocks.{theirs}[0]"
+    with pytest.raises(InputError, match="listed twice") as info:
+        declare_combat(state, {attacker: "dp"}, {mine: [attacker, attacker]})
+    assert info.value.path == f"blocks.{mine}[1]"
+    declared, _ = declare_combat(state, {attacker: "dp"}, {mine: [attacker]})
+    assert state_from_json(state_to_json(declared)) == declared
+
+
+def test_a_blocker_that_changed_control_is_removed_from_combat() -> None:
+    # 506.4: a blocker whose controller changed is removed from combat; the attacker
+    # stays blocked (509.1h) and, without trample, assigns nothing.
+    state = new_game(("ap", "dp", "third"))
+    state, attacker, _ = enter_card(state, get_card("Grizzly Bears"), "ap")
+    state, blocker, _ = enter_card(state, get_card("Grizzly Bears"), "dp")
+    state, _ = declare_combat(state, {attacker: "dp"}, {blocker: [attacker]})
+    state = replace_permanent(state, replace(state.permanent(blocker), controller="third"))
+    fight = combat_of(state)
+    assert [c.id for c in fight.creatures] == [attacker]
+    assert fight.creature(attacker).blocked is True
+    assert judge(fight, Assignment.of({(attacker, "dp"): 2}))  # nothing may be assigned
