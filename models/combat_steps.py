@@ -33,6 +33,7 @@ from .combat import (
     Creature,
     Planeswalker,
     Player,
+    check_int,
 )
 from .damage import _deal_all, check_state_based_actions
 from .errors import InputError
@@ -257,10 +258,26 @@ def combat_of(state: GameState, step: str | None = None,
                                               if perm is not None and live else 0, live))
     if step is None:
         step = "first_strike" if any(c.has_first_strike for c in creatures) else "regular"
-    return Combat(state.active_player,
-                  tuple(Player(p.id, p.life) for p in state.players), tuple(creatures),
-                  tuple(planeswalkers), tuple(battles),
-                  "first_strike" if step == "first_strike" else "regular")
+    players = tuple(Player(p.id, p.life) for p in state.players)
+    _check_range(players, creatures, planeswalkers, battles)
+    return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
+                  tuple(battles), "first_strike" if step == "first_strike" else "regular")
+
+
+def _check_range(players: Sequence[Player], creatures: Sequence[Creature],
+                 planeswalkers: Sequence[Planeswalker], battles: Sequence[Battle]) -> None:
+    """The integers of a combat within combat/1's range (magnitude at most 2^40), as
+    :meth:`Combat.from_json` requires: the solver's arithmetic relies on it."""
+    for i, p in enumerate(players):
+        check_int(p.life, f"combat.players[{i}].life")
+    for i, c in enumerate(creatures):
+        for key, value in (("power", c.power), ("toughness", c.toughness),
+                           ("damage", c.damage)):
+            check_int(value, f"combat.creatures[{i}].{key}")
+    for i, w in enumerate(planeswalkers):
+        check_int(w.loyalty, f"combat.planeswalkers[{i}].loyalty")
+    for i, b in enumerate(battles):
+        check_int(b.defense, f"combat.battles[{i}].defense")
 
 
 def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | None = None,

@@ -228,3 +228,15 @@ def test_a_blocker_that_changed_control_is_removed_from_combat() -> None:
     assert [c.id for c in fight.creatures] == [attacker]
     assert fight.creature(attacker).blocked is True
     assert judge(fight, Assignment.of({(attacker, "dp"): 2}))  # nothing may be assigned
+
+
+def test_a_combat_out_of_combat_1_range_is_refused() -> None:
+    # The typed combat the solver gets obeys combat/1's integer range (2^40), as a parsed
+    # document would: a life total of 10^30 is refused, not searched with.
+    state, _ = battle()
+    doc = state_to_json(state)
+    doc["players"][1]["life"] = 10**30
+    with pytest.raises(InputError) as info:
+        apply(doc, {"action": "combat_damage"})
+    assert info.value.path == "action.combat.players[1].life"
+    assert "out of range" in info.value.reason
