@@ -26,6 +26,8 @@ from typing import Any, Protocol
 
 from .assignment import Assignment
 from .combat import (
+    MAX_BLOCKS,
+    MAX_BLOCKS_PER_CREATURE,
     STEPS,
     UNSUPPORTED_KEYWORDS,
     Battle,
@@ -178,10 +180,16 @@ def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "
             raise InputError(at("attacks", aid), f"{target!r} is not a defending player, "
                              "nor a planeswalker or battle recorded in defenders")
     blockers: set[str] = set()
+    total = 0
     for bid, attacked in combat.blocks:
         if bid in blockers or bid in players:
             raise InputError(at("blocks", bid), f"{bid!r} is listed twice or is a player id")
         blockers.add(bid)
+        total += len(attacked)
+        # combat/1's limits, so that the combat of a step is one the solver takes.
+        if len(attacked) > MAX_BLOCKS_PER_CREATURE or total > MAX_BLOCKS:
+            raise InputError(at("blocks", bid), f"at most {MAX_BLOCKS_PER_CREATURE:,} "
+                             f"attackers per blocker and {MAX_BLOCKS:,} blocks in all")
         if bid in attackers:
             raise InputError(at("blocks", bid), f"{bid!r} is attacking and can't also "
                              "block (509.1a)")
@@ -246,8 +254,12 @@ def combat_of(state: GameState, step: str | None = None,
         creatures.append(_creature(perm, blocking=still))
     planeswalkers: list[Planeswalker] = []
     battles: list[Battle] = []
+    fighting = attacking.keys() | blocking.keys()
     for oid, kind, controller in combat.defenders:
         perm = state.find_permanent(oid)
+        if oid in fighting:
+            raise InputError("combat", f"{oid!r} is both attacked and in combat as a "
+                                       "creature: not supported")
         if kind == "battle":
             live = perm is not None and perm.is_battle and perm.protector == controller
             battles.append(Battle(oid, controller, perm.counter(DEFENSE)

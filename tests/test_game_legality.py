@@ -177,6 +177,9 @@ def test_cli_and_serve_refuse_an_illegal_split() -> None:
     ({"attacks": {"V": "J"}, "defenders": [{"id": "J", "kind": "planeswalker",
                                             "player": "ap"}]},
      "state.combat.defenders[0].player"),
+    # combat/1's limit: at most 1,000 attackers per blocker.
+    ({"attacks": {f"x{i}": "dp" for i in range(1001)},
+      "blocks": {"B": [f"x{i}" for i in range(1001)]}}, "state.combat.blocks.B"),
 ])
 def test_an_impossible_declared_combat_is_refused_when_read(combat: dict[str, Any],
                                                            path: str) -> None:
