@@ -76,14 +76,15 @@ def check_ids(state: GameState, assignment: Assignment, path: str = "assignment"
     """InputError naming the first entry whose source is not a permanent or whose target
     is not a player, creature, planeswalker or battle."""
     for source, target, _ in assignment.listed():
-        where = assignment.path_of((source, target), source, path)
         if state.find_permanent(source) is None:
+            where = assignment.path_of((source, target), source, path)
             raise InputError(f"{where}.source",
                              f"{source!r} is not a permanent on the battlefield")
         if not state.has_player(target):
             perm = state.find_permanent(target)
             if perm is None or not (perm.is_creature or perm.is_planeswalker
                                     or perm.is_battle):
+                where = assignment.path_of((source, target), source, path)
                 raise InputError(f"{where}.target", f"{target!r} is not a player, "
                                  "creature, planeswalker or battle")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trample.models.assignment import Assignment
+from trample.models.assignment import Assignment, entries_json
 from trample.models.combat import Combat
 from trample.models.errors import InputError
 from trample.solver.rules import LegalSpace
@@ -30,27 +30,35 @@ def parse_assignment(combat: Combat, raw: object, path: str = "assignment") -> A
         path = f"{path}.assignment" if path != "assignment" else path
     assignment = Assignment.from_json(raw, path)
     for source, target, _ in assignment.listed():
-        where = assignment.path_of((source, target), source, path)
         if source not in combat or combat.kind(source) != "creature":
+            where = assignment.path_of((source, target), source, path)
             raise InputError(f"{where}.source", f"{source!r} is not a creature")
         if target not in combat:
+            where = assignment.path_of((source, target), source, path)
             raise InputError(f"{where}.target", f"{target!r} is not a player, creature, "
                              "planeswalker or battle")
     return assignment
 
 
-def to_assignment(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Assignment:
-    """``amounts`` (positive only) as an Assignment, sources and targets in legal-space
-    order."""
+def canonical(space: LegalSpace,
+              amounts: Mapping[tuple[str, str], int]) -> list[tuple[str, str, int]]:
+    """The entries of ``amounts`` (positive only), sources and targets in legal-space
+    order: the canonical order of every assignment the solver answers."""
     order: dict[tuple[str, str], int] = {}
     for s in space.sources:
         for r in s.recipients:
             order[(s.id, r.id)] = len(order)
     pairs = sorted((p for p, a in amounts.items() if a > 0),
                    key=lambda p: (order.get(p, len(order)), p))
-    return Assignment(tuple((s, t, amounts[(s, t)]) for s, t in pairs))
+    return [(s, t, amounts[(s, t)]) for s, t in pairs]
+
+
+def to_assignment(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Assignment:
+    """``amounts`` as an Assignment, in canonical order (:func:`canonical`)."""
+    return Assignment(tuple(canonical(space, amounts)))
 
 
 def to_entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
-    """The JSON entries of ``amounts`` in legal-space order (:func:`to_assignment`)."""
-    return to_assignment(space, amounts).to_json()
+    """The JSON entries of ``amounts`` in canonical order: what ``to_assignment(space,
+    amounts).to_json()`` gives, without building the value first."""
+    return entries_json(canonical(space, amounts))
