@@ -1,21 +1,24 @@
-"""From a game state to combat/1 documents and back: the combat damage steps.
+"""From a game state to the combat of each combat damage step, and its damage dealt.
 
-:func:`declare_combat` records attacks and blocks. :func:`combat_document` builds the
-combat/1 document (SPEC §1) of the coming combat damage step from the state: creatures'
-power and toughness with their counters, damage already marked (so the regular step sees
-what the first-strike step did, 510.4), keywords, planeswalker loyalty, battle defense,
-and what left combat (506.4: an attacker whose blockers are all gone stays blocked;
-a planeswalker or battle that left is no longer in combat).
+:func:`declare_combat` records attacks and blocks. :func:`combat_of` builds the
+:class:`~trample.models.combat.Combat` of the coming combat damage step straight from the
+state: creatures' power and toughness with their counters, damage already marked (so the
+regular step sees what the first-strike step did, 510.4), keywords, planeswalker loyalty,
+battle defense, and what left combat (506.4: an attacker whose blockers are all gone
+stays blocked; a planeswalker or battle that left is no longer in combat).
+:func:`combat_document` is its combat/1 JSON, for the JSON edge.
 
 :func:`combat_damage_step` runs one step: it asks ``assign`` for an assignment of the
-document, deals it all at once (510.2), puts the triggered abilities of that damage on
-the stack, performs state-based actions, resolves those abilities (Vessel's +1/+1 counter,
-its lose-the-game check) and performs state-based actions again. :func:`run_combat_damage`
-runs the first-strike step first when an attacking or blocking creature has first strike
-or double strike (510.4), so a double-striking Vessel assigns its regular damage with the
-counter it got from its first-strike damage.
+step's combat, has ``judge`` check it against the rules of damage assignment (refusing an
+illegal split, nothing dealt), deals it all at once (510.2), puts the triggered abilities
+of that damage on the stack, performs state-based actions, resolves those abilities
+(Vessel's +1/+1 counter, its lose-the-game check) and performs state-based actions again.
+:func:`run_combat_damage` runs the first-strike step first when an attacking or blocking
+creature has first strike or double strike (510.4), so a double-striking Vessel assigns
+its regular damage with the counter it got from its first-strike damage.
 
-The assignment rules themselves live in the solver: ``assign`` is where it plugs in.
+The assignment rules themselves live in the solver: ``assign`` and ``judge`` are where it
+plugs in (:mod:`trample.solver.game_loop`).
 """
 
 from __future__ import annotations
