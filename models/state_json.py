@@ -81,8 +81,9 @@ the rules ignore (transforming a single-faced permanent, seed ¶3) returns no ev
 Every combat damage split (both sides of one step) must be legal, or the action is
 refused with the rule it breaks (``action.assignment[2]: 510.1a: ...``) and nothing is
 dealt; the judge of that is the solver's validator, so these actions need
-:func:`trample.solver.game_loop.apply` (``trample apply``). ``deal_combat_damage`` only
-deals the damage and puts the abilities it triggers on the
+:func:`trample.solver.game_loop.apply` (``trample apply``).
+
+``deal_combat_damage`` only deals the damage and puts the abilities it triggers on the
 stack; ``combat_damage_step`` also performs state-based actions, resolves those abilities
 and performs state-based actions again. :func:`combat_document_json` gives the combat/1
 document of the declared combat. Bad input raises
@@ -331,10 +332,10 @@ def state_from_json(document: object, path: str = "") -> GameState:
                                        token=_bool(c, "token", cwhere, False)))
             zones[zone] = tuple(objs)
         players.append(PlayerState(pid, life=_int(p, "life", where, 20),
-                              poison=_int(p, "poison", where, 0, minimum=0),
-                              lost=_bool(p, "lost", where, False),
-                              library=zones["library"], hand=zones["hand"],
-                              graveyard=zones["graveyard"], exile=zones["exile"]))
+                                   poison=_int(p, "poison", where, 0, minimum=0),
+                                   lost=_bool(p, "lost", where, False),
+                                   library=zones["library"], hand=zones["hand"],
+                                   graveyard=zones["graveyard"], exile=zones["exile"]))
     player_ids = {p.id for p in players}
 
     def player_ref(obj: Mapping[str, Any], key: str, where: str,
