@@ -26,7 +26,6 @@ from .errors import InputError
 from .keywords import normalize_keyword, read_keyword
 from .reading import (
     MAGNITUDE_TEXT,
-    MAX_LONG_TEXT_LENGTH,
     MAX_MAGNITUDE,
     brief_repr,
     check_list,
@@ -39,6 +38,14 @@ TRANSFORMING_LAYOUTS = frozenset({"transform", "modal_dfc", "double_faced_token"
 """Layouts whose permanents can transform: transforming double-faced cards, modal
 double-faced cards (which can transform since September 2025, see RULES.md) and
 transforming tokens (Scryfall's ``double_faced_token``, e.g. Incubator // Phyrexian)."""
+
+# Limits of one card object as it is read: the longest printed Oracle text is about 1,500
+# characters and no card has 20 keywords; with these bounds reading a card's faces (each
+# keyword looked for in each face's text) costs at most a few million character steps.
+MAX_CARD_TEXT = 20_000
+"""Characters in one text field of a card or face (name, type line, Oracle text ...)."""
+MAX_CARD_KEYWORDS = 100
+MAX_CARD_FACES = 8
 
 _SYMBOL = re.compile(r"\{([^}]*)\}")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7}
@@ -313,7 +320,7 @@ def _field(obj: Mapping[str, Any], key: str, path: str, *, required: bool = Fals
         if required:
             raise InputError(where, "required field is missing")
         return default
-    text = check_text(value, where, MAX_LONG_TEXT_LENGTH if key in _LONG_FIELDS else 1_000)
+    text = check_text(value, where, MAX_CARD_TEXT if key in _LONG_FIELDS else 1_000)
     if key == "mana_cost":
         return check_mana_cost(text, where)
     if key in _NUMBER_FIELDS:
@@ -327,7 +334,7 @@ def _keywords(value: object, path: str) -> tuple[str, ...]:
     if value is None:
         return ()
     seen: dict[str, str] = {}
-    for i, k in enumerate(check_list(value, path)):
+    for i, k in enumerate(check_list(value, path, MAX_CARD_KEYWORDS)):
         keyword, refused = read_keyword(check_text(k, f"{path}[{i}]"))
         if refused is not None:
             raise InputError(f"{path}[{i}]", refused)
@@ -377,7 +384,7 @@ def card_from_json(obj: object, path: str = "") -> Card:
     faces: tuple[Face, ...]
     if raw_faces is not None:
         faces_path = join(path, "card_faces")
-        if not check_list(raw_faces, faces_path, 16):
+        if not check_list(raw_faces, faces_path, MAX_CARD_FACES):
             raise InputError(faces_path, "must list at least one card face")
         faces = tuple(_face_from_json(f, f"{faces_path}[{i}]", keywords)
                       for i, f in enumerate(raw_faces))

@@ -1,35 +1,46 @@
-"""From a game state to combat/1 documents and back: the combat damage steps.
+"""From a game state to the combat of each combat damage step, and its damage dealt.
 
-:func:`declare_combat` records attacks and blocks. :func:`combat_document` builds the
-combat/1 document (SPEC §1) of the coming combat damage step from the state: creatures'
-power and toughness with their counters, damage already marked (so the regular step sees
-what the first-strike step did, 510.4), keywords, planeswalker loyalty, battle defense,
-and what left combat (506.4: an attacker whose blockers are all gone stays blocked;
-a planeswalker or battle that left is no longer in combat).
+:func:`declare_combat` records attacks and blocks. :func:`combat_of` builds the
+:class:`~trample.models.combat.Combat` of the coming combat damage step straight from the
+state: creatures' power and toughness with their counters, damage already marked (so the
+regular step sees what the first-strike step did, 510.4), keywords, planeswalker loyalty,
+battle defense, and what left combat (506.4: an attacker whose blockers are all gone
+stays blocked; a planeswalker or battle that left is no longer in combat).
+:func:`combat_document` is its combat/1 JSON, for the JSON edge.
 
 :func:`combat_damage_step` runs one step: it asks ``assign`` for an assignment of the
-document, deals it all at once (510.2), puts the triggered abilities of that damage on
-the stack, performs state-based actions, resolves those abilities (Vessel's +1/+1 counter,
-its lose-the-game check) and performs state-based actions again. :func:`run_combat_damage`
-runs the first-strike step first when an attacking or blocking creature has first strike
-or double strike (510.4), so a double-striking Vessel assigns its regular damage with the
-counter it got from its first-strike damage.
+step's combat, has ``judge`` check it against the rules of damage assignment (refusing an
+illegal split, nothing dealt), deals it all at once (510.2), puts the triggered abilities
+of that damage on the stack, performs state-based actions, resolves those abilities
+(Vessel's +1/+1 counter, its lose-the-game check) and performs state-based actions again.
+:func:`run_combat_damage` runs the first-strike step first when an attacking or blocking
+creature has first strike or double strike (510.4), so a double-striking Vessel assigns
+its regular damage with the counter it got from its first-strike damage.
 
-The assignment rules themselves live in the solver: ``assign`` is where it plugs in.
+The assignment rules themselves live in the solver: ``assign`` and ``judge`` are where it
+plugs in (:mod:`trample.solver.game_loop`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
-from .combat import Combat
-from .damage import (
-    DamageEntry,
-    check_state_based_actions,
-    deal_combat_damage,
+from .assignment import Assignment
+from .combat import (
+    MAX_BLOCKS,
+    MAX_BLOCKS_PER_CREATURE,
+    STEPS,
+    UNSUPPORTED_KEYWORDS,
+    Battle,
+    Combat,
+    Creature,
+    Planeswalker,
+    Player,
+    check_int,
 )
+from .damage import _deal_all, check_state_based_actions
 from .errors import InputError
 from .events import AbilityTriggered, Event
 from .game import (
@@ -37,16 +48,35 @@ from .game import (
     LOYALTY,
     CombatDeclaration,
     GameState,
+    Permanent,
     Transition,
     put_trigger,
-    replace_permanent,
+    replace_permanents,
 )
 from .seeds import OROCHI, damage_triggers, resolve_all
 
-Assign = Callable[[dict[str, Any]], Sequence[DamageEntry | Mapping[str, Any]]]
-"""Given a combat/1 document, the assignment to deal: ``[{"source", "target", "amount"}]``."""
+Assign = Callable[[Combat], Assignment | Sequence[Mapping[str, Any]]]
+"""Given the combat of one combat damage step, the assignment to deal (both sides)."""
 
-STEPS = ("first_strike", "regular")
+
+class Fault(Protocol):
+    """One way an assignment breaks a rule (the solver's ``Violation`` is one)."""
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def target(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+
+
+Judge = Callable[[Combat, Assignment], Sequence[Fault]]
+"""The rules of combat damage assignment (510.1, 702.19...) as a function: every way an
+assignment of both sides of one step breaks them; empty means legal. The models know no
+assignment rule: the solver's validator is the judge
+(:func:`trample.solver.game_loop.judge`)."""
 
 
 def declare_combat(state: GameState, attacks: Mapping[str, str],
@@ -60,7 +90,7 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
     a bad entry (``attacks.o4``, ``blocks.o7[0]``).
     """
     blocks = blocks or {}
-    defenders: list[tuple[str, str, str]] = []
+    defenders: dict[tuple[str, str, str], None] = {}
     events: list[Event] = []
     for aid, target in attacks.items():
         path = f"attacks.{aid}"
@@ -87,31 +117,93 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
         else:
             raise InputError(path, f"{target!r} is not a player, planeswalker or battle "
                                    "the active player can attack")
-        if entry not in defenders:
-            defenders.append(entry)
-    for bid, attacked in blocks.items():
+        defenders[entry] = None
+    for bid in blocks:
         perm = state.find_permanent(bid)
         if perm is None or not perm.is_creature or perm.tapped:
             raise InputError(f"blocks.{bid}", f"{bid!r} is not an untapped creature")
         if perm.controller == state.active_player:
             raise InputError(f"blocks.{bid}", f"{bid!r} is controlled by the active player")
-        for i, aid in enumerate(attacked):
-            if aid not in attacks:
-                raise InputError(f"blocks.{bid}[{i}]", f"{aid!r} is not an attacking creature")
     combat = CombatDeclaration(
         attacks=tuple(attacks.items()),
         blocks=tuple((b, tuple(a)) for b, a in blocks.items()),
         defenders=tuple(defenders),
     )
+    check_declaration(state, combat)
+    defending = combat.defending_players()
+    for bid, attacked in combat.blocks:
+        controller = state.permanent(bid).controller
+        for i, aid in enumerate(attacked):
+            if defending[aid] != controller:
+                raise InputError(f"blocks.{bid}[{i}]", f"{aid!r} attacks "
+                                 f"{defending[aid]!r} or what they control or protect, so "
+                                 f"{controller!r}'s creature can't block it (509.1a)")
     state = replace(state, combat=combat)
+    tapped: list[Permanent] = []
     for aid in attacks:
         perm = state.permanent(aid)
         if not perm.has_keyword("vigilance"):
-            state = replace_permanent(state, replace(perm, tapped=True))
+            tapped.append(replace(perm, tapped=True))
+    state = replace_permanents(state, tapped)
+    for aid in attacks:
+        perm = state.permanent(aid)
         if perm.name == OROCHI:
             state, more = put_trigger(state, "orochi_attack", aid, perm.controller)
             events += more
     return state, events
+
+
+def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "") -> None:
+    """Refuse declared attacks and blocks that no declaration could have made, whatever
+    happened since: an attack on the active player or on something not recorded as an
+    attacked planeswalker or battle, a block of a creature that does not attack, a creature
+    that both attacks and blocks (or blocks itself), an attacker listed twice in one
+    block. InputError names the field (``state.combat.blocks.o5[0]``)."""
+    def at(*parts: str) -> str:
+        return ".".join(p for p in (path, *parts) if p)
+
+    players = {p.id for p in state.players}
+    walkers: dict[str, str] = {}
+    for i, (oid, kind, player) in enumerate(combat.defenders):
+        where = f"{at('defenders')}[{i}]"
+        if oid in walkers or oid in players:
+            raise InputError(f"{where}.id", f"{oid!r} is listed twice or is a player id")
+        if kind not in ("planeswalker", "battle"):
+            raise InputError(f"{where}.kind", "expected 'planeswalker' or 'battle'")
+        if player not in players or player == state.active_player:
+            raise InputError(f"{where}.player", f"{player!r} is not a defending player")
+        walkers[oid] = player
+    attackers: set[str] = set()
+    for aid, target in combat.attacks:
+        if aid in attackers or aid in players:
+            raise InputError(at("attacks", aid), f"{aid!r} is listed twice or is a player id")
+        attackers.add(aid)
+        if target == state.active_player or (target not in players and
+                                               target not in walkers):
+            raise InputError(at("attacks", aid), f"{target!r} is not a defending player, "
+                             "nor a planeswalker or battle recorded in defenders")
+    blockers: set[str] = set()
+    total = 0
+    for bid, attacked in combat.blocks:
+        if bid in blockers or bid in players:
+            raise InputError(at("blocks", bid), f"{bid!r} is listed twice or is a player id")
+        blockers.add(bid)
+        total += len(attacked)
+        # combat/1's limits, so that the combat of a step is one the solver takes.
+        if len(attacked) > MAX_BLOCKS_PER_CREATURE or total > MAX_BLOCKS:
+            raise InputError(at("blocks", bid), f"at most {MAX_BLOCKS_PER_CREATURE:,} "
+                             f"attackers per blocker and {MAX_BLOCKS:,} blocks in all")
+        if bid in attackers:
+            raise InputError(at("blocks", bid), f"{bid!r} is attacking and can't also "
+                             "block (509.1a)")
+        seen: set[str] = set()
+        for i, aid in enumerate(attacked):
+            where = f"{at('blocks', bid)}[{i}]"
+            if aid not in attackers:
+                raise InputError(where, f"{aid!r} is not an attacking creature")
+            if aid in seen:
+                raise InputError(where, f"{aid!r} is listed twice")
+            seen.add(aid)
 
 
 def end_combat(state: GameState) -> Transition:
@@ -119,86 +211,113 @@ def end_combat(state: GameState) -> Transition:
     return replace(state, combat=None), []
 
 
-def _creature_entry(state: GameState, oid: str) -> dict[str, Any] | None:
-    perm = state.find_permanent(oid)
-    if perm is None or not perm.is_creature:
-        return None
-    keywords = list(dict.fromkeys(perm.keywords))
-    return {"id": perm.id, "controller": perm.controller, "power": perm.power,
-            "toughness": perm.toughness, "damage": perm.damage, "keywords": keywords}
-
-
-def combat_document(state: GameState, step: str | None = None,
-                    combat: CombatDeclaration | None = None) -> dict[str, Any]:
-    """The combat/1 document (SPEC §1) of a combat damage step of ``state``.
+def combat_of(state: GameState, step: str | None = None,
+              combat: CombatDeclaration | None = None) -> Combat:
+    """The :class:`Combat` of a combat damage step of ``state``, built from the state.
 
     ``step`` is ``"first_strike"`` or ``"regular"``; by default ``"first_strike"`` when a
-    creature in the document has first strike or double strike (510.4). ``combat``
-    defaults to ``state.combat``. Ids are the game's own object and player ids.
+    creature in combat has first strike or double strike (510.4). ``combat`` defaults to
+    ``state.combat``. Ids are the game's own object and player ids.
     """
     combat = combat if combat is not None else state.combat
     if combat is None:
         raise InputError("combat", "no attackers and blockers were declared")
     if step is not None and step not in STEPS:
         raise InputError("step", f"expected 'first_strike' or 'regular', got {step!r}")
-    creatures: list[dict[str, Any]] = []
-    in_combat_attackers: set[str] = set()
+    attacking: dict[str, tuple[Permanent, str]] = {}
     for aid, target in combat.attacks:
-        entry = _creature_entry(state, aid)
         perm = state.find_permanent(aid)
-        # Removed from combat when it left or changed controller (506.4).
-        if entry is None or perm is None or perm.controller != state.active_player:
+        # Removed from combat when it left, stopped being a creature or changed
+        # controller (506.4).
+        if perm is None or not perm.is_creature or perm.controller != state.active_player:
             continue
-        entry["attacking"] = target
-        in_combat_attackers.add(aid)
-        creatures.append(entry)
+        attacking[aid] = (perm, target)
+    defending = combat.defending_players()
+    declared_blocked = {a for _, attacked in combat.blocks for a in attacked}
+    blocking: dict[str, tuple[Permanent, tuple[str, ...]]] = {}
+    blocked_now: set[str] = set()
     for bid, attacked in combat.blocks:
-        entry = _creature_entry(state, bid)
         perm = state.find_permanent(bid)
-        if entry is None or perm is None or perm.controller == state.active_player:
+        if perm is None or not perm.is_creature or perm.controller == state.active_player:
             continue
-        still = [a for a in attacked if a in in_combat_attackers]
+        # A blocker stays in combat with the attackers it blocks that are still attacking
+        # and whose defending player still controls it (506.4: a change of control
+        # removes it from combat).
+        still = tuple(a for a in attacked
+                      if a in attacking and defending.get(a) == perm.controller)
         if still:
-            entry["blocking"] = still
-            creatures.append(entry)
-    blocked_now = {a for c in creatures for a in c.get("blocking", [])}
-    for entry in creatures:
-        aid = entry["id"]
-        if "attacking" in entry and combat.was_blocked(aid) and aid not in blocked_now:
-            entry["blocked"] = True  # 509.1h, 702.19d: blocked, and all its blockers are gone
-    planeswalkers: list[dict[str, Any]] = []
-    battles: list[dict[str, Any]] = []
+            blocking[bid] = (perm, still)
+            blocked_now.update(still)
+    creatures: list[Creature] = []
+    for aid, (perm, target) in attacking.items():
+        # 509.1h, 702.19d: blocked, and all its blockers are gone.
+        gone = aid in declared_blocked and aid not in blocked_now
+        creatures.append(_creature(perm, attacking=target, blocked=True if gone else None))
+    for perm, still in blocking.values():
+        creatures.append(_creature(perm, blocking=still))
+    planeswalkers: list[Planeswalker] = []
+    battles: list[Battle] = []
+    fighting = attacking.keys() | blocking.keys()
     for oid, kind, controller in combat.defenders:
         perm = state.find_permanent(oid)
+        if oid in fighting:
+            raise InputError("combat", f"{oid!r} is both attacked and in combat as a "
+                                       "creature: not supported")
         if kind == "battle":
             live = perm is not None and perm.is_battle and perm.protector == controller
-            battles.append({"id": oid, "protector": controller,
-                            "defense": perm.counter(DEFENSE) if perm is not None and live else 0,
-                            "in_combat": live})
+            battles.append(Battle(oid, controller, perm.counter(DEFENSE)
+                                  if perm is not None and live else 0, live))
         else:
             live = perm is not None and perm.is_planeswalker and perm.controller == controller
-            planeswalkers.append({"id": oid, "controller": controller,
-                                  "loyalty": perm.counter(LOYALTY)
-                                  if perm is not None and live else 0,
-                                  "in_combat": live})
-    doc: dict[str, Any] = {
-        "active_player": state.active_player,
-        "players": [{"id": p.id, "life": p.life} for p in state.players],
-        "creatures": creatures,
-    }
-    if planeswalkers:
-        doc["planeswalkers"] = planeswalkers
-    if battles:
-        doc["battles"] = battles
-    # Parsing checks the document and applies SPEC §1's default step (510.4).
-    doc["step"] = step if step is not None else Combat.from_json(doc).step
-    return doc
+            planeswalkers.append(Planeswalker(oid, controller, perm.counter(LOYALTY)
+                                              if perm is not None and live else 0, live))
+    if step is None:
+        step = "first_strike" if any(c.has_first_strike for c in creatures) else "regular"
+    players = tuple(Player(p.id, p.life) for p in state.players)
+    _check_range(players, creatures, planeswalkers, battles)
+    return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
+                  tuple(battles), "first_strike" if step == "first_strike" else "regular")
 
 
-def has_first_strike_step(doc: Mapping[str, Any]) -> bool:
-    """Whether a creature of the document has first strike or double strike (510.4)."""
-    fighting = Combat.from_json({**doc, "step": None}).creatures
-    return any(c.has_first_strike for c in fighting if c.is_attacking or c.is_blocking)
+def _check_range(players: Sequence[Player], creatures: Sequence[Creature],
+                 planeswalkers: Sequence[Planeswalker], battles: Sequence[Battle]) -> None:
+    """The integers of a combat within combat/1's range (magnitude at most 2^40), as
+    :meth:`Combat.from_json` requires: the solver's arithmetic relies on it."""
+    for i, p in enumerate(players):
+        check_int(p.life, f"combat.players[{i}].life")
+    for i, c in enumerate(creatures):
+        for key, value in (("power", c.power), ("toughness", c.toughness),
+                           ("damage", c.damage)):
+            check_int(value, f"combat.creatures[{i}].{key}")
+    for i, w in enumerate(planeswalkers):
+        check_int(w.loyalty, f"combat.planeswalkers[{i}].loyalty")
+    for i, b in enumerate(battles):
+        check_int(b.defense, f"combat.battles[{i}].defense")
+
+
+def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | None = None,
+              blocking: tuple[str, ...] = ()) -> Creature:
+    keywords = perm.combat_keywords
+    for keyword in keywords:
+        if keyword.startswith(UNSUPPORTED_KEYWORDS):
+            raise InputError("combat", f"{perm.id!r} has {keyword}: banding is not "
+                                       "supported yet")
+    return Creature(perm.id, perm.controller, perm.power, perm.toughness, perm.damage,
+                    keywords=keywords, attacking=attacking, blocked=blocked,
+                    blocking=blocking)
+
+
+def combat_document(state: GameState, step: str | None = None,
+                    combat: CombatDeclaration | None = None) -> dict[str, Any]:
+    """The combat/1 document (SPEC §1) of a combat damage step: the JSON of
+    :func:`combat_of`."""
+    return combat_of(state, step, combat).to_json()
+
+
+def has_first_strike_step(combat: Combat) -> bool:
+    """Whether a creature in combat has first strike or double strike (510.4)."""
+    return any(c.has_first_strike for c in combat.creatures
+               if c.is_attacking or c.is_blocking)
 
 
 def game_over(state: GameState) -> bool:
@@ -206,14 +325,55 @@ def game_over(state: GameState) -> bool:
     return sum(1 for p in state.players if not p.lost) <= 1
 
 
-def combat_damage_step(state: GameState, step: str, assign: Assign,
+def deal_combat_damage(state: GameState, assignment: Assignment | Sequence[Mapping[str, Any]],
+                       judge: Judge, *, step: str | None = None,
+                       combat: CombatDeclaration | None = None,
+                       path: str = "assignment") -> Transition:
+    """Deal one combat damage step's assignment (both sides) at once (510.2), once
+    ``judge`` found it legal; no state-based actions yet.
+
+    ``step`` defaults as :func:`combat_of` does. InputError names the first entry that
+    breaks a rule, with the rule (``assignment[2]: 510.1a: ...``), and the state is left
+    as it was: the game never deals an illegal split.
+    """
+    given = assignment if isinstance(assignment, Assignment) else \
+        Assignment.from_json(list(assignment), path)
+    check_legal(combat_of(state, step, combat), given, judge, path)
+    return _deal_all(state, given, combat=True, path=path)
+
+
+def check_legal(combat: Combat, assignment: Assignment, judge: Judge,
+                path: str = "assignment") -> None:
+    """InputError naming the entry of the first fault ``judge`` finds, if any."""
+    faults = judge(combat, assignment)
+    if faults:
+        fault = min(faults, key=lambda f: _order(assignment, f))
+        where = assignment.path_of(
+            (fault.source, fault.target) if fault.target is not None else None,
+            fault.source, path)
+        raise InputError(where, f"{fault.rule}: {fault.message}")
+
+
+def _order(assignment: Assignment, fault: Fault) -> int:
+    if fault.target is not None:
+        at = assignment.position((fault.source, fault.target))
+        if at is not None:
+            return at
+    return len(assignment) + 1
+
+
+def combat_damage_step(state: GameState, step: str, assign: Assign, judge: Judge,
                        combat: CombatDeclaration | None = None) -> Transition:
     """Run one combat damage step; see the module docstring.
 
-    ``assign`` gets the step's combat/1 document and returns its assignment.
+    ``assign`` gets the step's :class:`Combat` and returns its assignment, which
+    ``judge`` must find legal (InputError otherwise, nothing dealt).
     """
-    doc = combat_document(state, step, combat)
-    state, events = deal_combat_damage(state, list(assign(doc)))
+    fight = combat_of(state, step, combat)
+    chosen = assign(fight)
+    given = chosen if isinstance(chosen, Assignment) else Assignment.from_json(list(chosen))
+    check_legal(fight, given, judge)
+    state, events = _deal_all(state, given, combat=True)
     state, triggered = damage_triggers(state, events)
     trigger_ids = [e.trigger for e in triggered if isinstance(e, AbilityTriggered)]
     state, sba = check_state_based_actions(state)
@@ -222,14 +382,13 @@ def combat_damage_step(state: GameState, step: str, assign: Assign,
     return state, [*events, *triggered, *sba, *resolved, *sba_after]
 
 
-def run_combat_damage(state: GameState, assign: Assign,
+def run_combat_damage(state: GameState, assign: Assign, judge: Judge,
                       combat: CombatDeclaration | None = None) -> Transition:
     """Run the combat damage step(s): first-strike then regular if needed (510.4)."""
-    first = combat_document(state, None, combat)
     events: list[Event] = []
-    if first["step"] == "first_strike":
-        state, events = combat_damage_step(state, "first_strike", assign, combat)
+    if combat_of(state, None, combat).step == "first_strike":
+        state, events = combat_damage_step(state, "first_strike", assign, judge, combat)
         if game_over(state):
             return state, events
-    state, more = combat_damage_step(state, "regular", assign, combat)
+    state, more = combat_damage_step(state, "regular", assign, judge, combat)
     return state, events + more

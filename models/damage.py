@@ -1,9 +1,10 @@
 """Dealing damage (120) and the state-based actions that follow it (704.5).
 
-Combat damage is dealt from an assignment: a list of ``{"source", "target", "amount"}``
-entries whose ids are those of the combat/1 document built from the state (permanent and
-player ids). All damage of one step is dealt at once (510.2): the characteristics of every
-source are read before any of it is dealt. Its results (120.3):
+Damage is dealt from an :class:`~trample.models.assignment.Assignment` whose ids are the
+state's permanent and player ids (combat damage only once the rules passed it, see
+:func:`trample.models.combat_steps.deal_combat_damage`). All damage of one step is dealt
+at once (510.2): the characteristics of every source are read before any of it is
+dealt. Its results (120.3):
 
 * to a player: that much life lost, or poison counters from a source with infect;
 * to a planeswalker: that many loyalty counters removed;
@@ -20,9 +21,10 @@ All-Consuming asks for it). Triggers on damage are found by
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from .assignment import Assignment
 from .errors import InputError
 from .events import (
     CounterAdded,
@@ -43,121 +45,99 @@ from .game import (
     ZONES,
     GameState,
     Permanent,
+    PlayerState,
     Transition,
     counters_add,
-    move_permanent,
-    replace_permanent,
+    move_permanents,
+    replace_permanents,
     replace_player,
 )
 from .sagas import is_saga_to_sacrifice
 
 
-@dataclass(frozen=True, slots=True)
-class DamageEntry:
-    """One entry of an assignment: ``source`` deals ``amount`` to ``target``."""
+def deal_damage(state: GameState, assignment: Assignment | Iterable[Mapping[str, Any]],
+                path: str = "assignment") -> Transition:
+    """Deal noncombat damage: every entry at once; see the module docstring.
 
-    source: str
-    target: str
-    amount: int
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"source", "target", "amount"}``."""
-        return {"source": self.source, "target": self.target, "amount": self.amount}
-
-
-def parse_assignment(entries: object, path: str = "assignment") -> tuple[DamageEntry, ...]:
-    """Check a JSON assignment (SPEC §3) into entries; InputError names the bad field."""
-    if not isinstance(entries, list):
-        raise InputError(path, "expected a list of {source, target, amount} entries")
-    out: list[DamageEntry] = []
-    seen: set[tuple[str, str]] = set()
-    for i, raw in enumerate(entries):
-        where = f"{path}[{i}]"
-        if isinstance(raw, DamageEntry):
-            entry = raw
-        else:
-            if not isinstance(raw, Mapping):
-                raise InputError(where, "expected an object")
-            for key in ("source", "target"):
-                if not isinstance(raw.get(key), str):
-                    raise InputError(f"{where}.{key}", "expected an id string")
-            amount = raw.get("amount")
-            if not isinstance(amount, int) or isinstance(amount, bool):
-                raise InputError(f"{where}.amount", "expected an integer")
-            extra = set(raw) - {"source", "target", "amount"}
-            if extra:
-                raise InputError(f"{where}.{sorted(extra)[0]}", "unknown field")
-            entry = DamageEntry(raw["source"], raw["target"], amount)
-        if entry.amount < 0:
-            raise InputError(f"{where}.amount", "must be 0 or more")
-        if (entry.source, entry.target) in seen:
-            raise InputError(where, f"duplicate pair ({entry.source!r}, {entry.target!r})")
-        seen.add((entry.source, entry.target))
-        out.append(entry)
-    return tuple(out)
-
-
-def _tally(tally: tuple[tuple[str, str, int], ...], source: str, player: str,
-           amount: int) -> tuple[tuple[str, str, int], ...]:
-    totals = {(s, p): n for s, p, n in tally}
-    totals[(source, player)] = totals.get((source, player), 0) + amount
-    return tuple(sorted((s, p, n) for (s, p), n in totals.items()))
-
-
-def deal_damage(state: GameState, entries: Iterable[DamageEntry | Mapping[str, Any]], *,
-                combat: bool, path: str = "assignment") -> Transition:
-    """Deal every entry's damage at once (510.2 for combat damage); see the module docstring.
-
-    Entries of amount 0 deal no damage (120.8). InputError names an entry whose source is
-    not a permanent or whose target is not a player, creature, planeswalker or battle.
+    Combat damage is dealt by :func:`trample.models.combat_steps.deal_combat_damage`,
+    which first has the assignment judged against the rules. InputError names an entry
+    whose source is not a permanent or whose target is not a player, creature,
+    planeswalker or battle.
     """
-    checked = parse_assignment(list(entries), path)
-    before = state
-    sources: dict[str, Permanent] = {}
-    for i, entry in enumerate(checked):
-        src = before.find_permanent(entry.source)
-        if src is None:
-            raise InputError(f"{path}[{i}].source",
-                             f"{entry.source!r} is not a permanent on the battlefield")
-        sources[entry.source] = src
-        if not before.has_player(entry.target):
-            target = before.find_permanent(entry.target)
-            if target is None or not (target.is_creature or target.is_planeswalker
-                                      or target.is_battle):
-                raise InputError(f"{path}[{i}].target", f"{entry.target!r} is not a player, "
+    return _deal_all(state, _assignment(assignment, path), combat=False, path=path)
+
+
+def _assignment(entries: Assignment | Iterable[Mapping[str, Any]], path: str) -> Assignment:
+    return entries if isinstance(entries, Assignment) else \
+        Assignment.from_json(list(entries), path)
+
+
+def check_ids(state: GameState, assignment: Assignment, path: str = "assignment") -> None:
+    """InputError naming the first entry whose source is not a permanent or whose target
+    is not a player, creature, planeswalker or battle."""
+    for source, target, _ in assignment.listed():
+        if state.find_permanent(source) is None:
+            where = assignment.path_of((source, target), source, path)
+            raise InputError(f"{where}.source",
+                             f"{source!r} is not a permanent on the battlefield")
+        if not state.has_player(target):
+            perm = state.find_permanent(target)
+            if perm is None or not (perm.is_creature or perm.is_planeswalker
+                                    or perm.is_battle):
+                where = assignment.path_of((source, target), source, path)
+                raise InputError(f"{where}.target", f"{target!r} is not a player, "
                                  "creature, planeswalker or battle")
+
+
+def _deal_all(state: GameState, assignment: Assignment, *, combat: bool,
+              path: str = "assignment") -> Transition:
+    """Deal ``assignment`` at once (510.2) once its ids are checked. It judges no rule of
+    combat damage assignment: combat damage goes through
+    :func:`trample.models.combat_steps.deal_combat_damage`, which does."""
+    check_ids(state, assignment, path)
+    before = state
+    # The characteristics of every source are read before any damage is dealt (510.2).
+    sources: dict[str, Permanent] = {}
+    for source in assignment.sources():
+        perm = before.find_permanent(source)
+        assert perm is not None
+        sources[source] = perm
     events: list[Event] = []
     gained: dict[str, int] = {}
-    for entry in checked:
-        if entry.amount == 0:
-            continue
-        src, amount = sources[entry.source], entry.amount
-        events.append(DamageDealt(entry.source, entry.target, amount, combat))
-        if state.has_player(entry.target):
-            player = state.player(entry.target)
+    changed: dict[str, Permanent] = {}
+    tally = {(s, p): n for s, p, n in state.damage_this_turn}
+    players = {p.id: p for p in state.players}
+    for source_id, target, amount in assignment.entries:
+        src = sources[source_id]
+        events.append(DamageDealt(source_id, target, amount, combat))
+        if target in players:
+            player = players[target]
             if src.has_keyword("infect"):
                 player = replace(player, poison=player.poison + amount)
                 events.append(PoisonCountersAdded(player.id, amount))
             else:
                 player = replace(player, life=player.life - amount)
                 events.append(LifeLost(player.id, amount))
-            state = replace_player(state, player)
-            state = replace(state, damage_this_turn=_tally(state.damage_this_turn,
-                                                           entry.source, player.id, amount))
+            players[target] = player
+            tally[(source_id, target)] = tally.get((source_id, target), 0) + amount
         else:
-            state, more = _damage_permanent(state, state.permanent(entry.target), src, amount)
+            perm = changed.get(target) or state.permanent(target)
+            changed[target], more = _damage_permanent(perm, src, amount)
             events += more
         if src.has_keyword("lifelink"):
             gained[src.id] = gained.get(src.id, 0) + amount
     for source_id, amount in gained.items():
-        controller = state.player(sources[source_id].controller)
-        state = replace_player(state, replace(controller, life=controller.life + amount))
+        controller = players[sources[source_id].controller]
+        players[controller.id] = replace(controller, life=controller.life + amount)
         events.append(LifeGained(controller.id, amount))
+    state = replace_permanents(state, changed.values())
+    state = replace(state, players=tuple(players[p.id] for p in state.players),
+                    damage_this_turn=tuple(sorted((s, p, n) for (s, p), n in tally.items())))
     return state, events
 
 
-def _damage_permanent(state: GameState, perm: Permanent, src: Permanent,
-                      amount: int) -> Transition:
+def _damage_permanent(perm: Permanent, src: Permanent,
+                      amount: int) -> tuple[Permanent, list[Event]]:
     events: list[Event] = []
     if perm.is_planeswalker:
         taken = min(amount, perm.counter(LOYALTY))
@@ -175,13 +155,7 @@ def _damage_permanent(state: GameState, perm: Permanent, src: Permanent,
             perm = replace(perm, damage=perm.damage + amount)
         if src.has_keyword("deathtouch"):
             perm = replace(perm, deathtouch_damaged=True)
-    return replace_permanent(state, perm), events
-
-
-def deal_combat_damage(state: GameState,
-                       assignment: Iterable[DamageEntry | Mapping[str, Any]]) -> Transition:
-    """Deal one combat damage step's assignment at once (510.2); no state-based actions yet."""
-    return deal_damage(state, assignment, combat=True)
+    return perm, events
 
 
 # -- state-based actions ------------------------------------------------------------------------
@@ -231,20 +205,28 @@ def _check_once(state: GameState) -> Transition:
         state = replace_player(state, replace(state.player(pid), lost=True))
         events.append(PlayerLost(pid, reason))
     for owner, oid, name, zone in ceasing:
-        player = state.player(owner)
-        state = replace_player(state, player.with_zone(
-            zone, tuple(c for c in player.zone(zone) if c.id != oid)))
         events.append(ZoneChange(oid, None, name, owner, zone, "none",
                                  "704.5d: a token outside the battlefield ceases to exist"))
-    for oid, cause in leaving:
-        state, more = move_permanent(state, oid, "graveyard", cause)
-        events += more
+    if ceasing:
+        state = replace(state, players=tuple(_without_tokens(p) for p in state.players))
+    state, more = move_permanents(state, [(oid, "graveyard", cause) for oid, cause in leaving])
+    events += more
+    cancelled: list[Permanent] = []
     for oid, pairs in annihilate:
         perm = state.permanent(oid)
         counters = counters_add(counters_add(perm.counters, PLUS_ONE, -pairs), MINUS_ONE, -pairs)
-        state = replace_permanent(state, replace(perm, counters=counters))
+        cancelled.append(replace(perm, counters=counters))
         events += [CounterRemoved(oid, PLUS_ONE, pairs), CounterRemoved(oid, MINUS_ONE, pairs)]
-    return state, events
+    return replace_permanents(state, cancelled), events
+
+
+def _without_tokens(player: PlayerState) -> PlayerState:
+    """The player with no token left in any zone but the battlefield (704.5d)."""
+    for zone in ZONES:
+        cards = player.zone(zone)
+        if any(c.token for c in cards):
+            player = player.with_zone(zone, tuple(c for c in cards if not c.token))
+    return player
 
 
 def _leaves_because(state: GameState, perm: Permanent) -> str | None:

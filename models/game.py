@@ -15,7 +15,8 @@ is what the "since the ability was put onto the stack" rule needs (seed ¶6, 701
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Literal
 
 from .cards import FACE_DOWN, Card, Face
@@ -60,7 +61,7 @@ class CardObject:
 
 
 @dataclass(frozen=True, slots=True)
-class Player:
+class PlayerState:
     """A player and the zones they own; ``library`` is top card first."""
 
     id: str
@@ -79,7 +80,7 @@ class Player:
         result: tuple[CardObject, ...] = getattr(self, name)
         return result
 
-    def with_zone(self, name: str, cards: tuple[CardObject, ...]) -> Player:
+    def with_zone(self, name: str, cards: tuple[CardObject, ...]) -> PlayerState:
         """This player with the zone called ``name`` holding ``cards``."""
         if name == "library":
             return replace(self, library=cards)
@@ -162,15 +163,16 @@ class Permanent:
     def keywords(self) -> tuple[str, ...]:
         """The keywords of the face that is up, then those granted until end of turn;
         multiple instances of one keyword are redundant (702.19f) and listed once."""
-        seen: dict[str, str] = {}
-        for keyword in (*self.characteristics.keywords, *self.granted):
-            seen.setdefault(normalize_keyword(keyword), keyword)
-        return tuple(seen.values())
+        return _distinct_keywords(self.characteristics.keywords, self.granted)[0]
+
+    @property
+    def combat_keywords(self) -> frozenset[str]:
+        """Its keywords normalized as combat/1 normalizes them (``first strike``)."""
+        return _distinct_keywords(self.characteristics.keywords, self.granted)[1]
 
     def has_keyword(self, keyword: str) -> bool:
         """Whether it has ``keyword`` (matched as combat/1 matches keywords)."""
-        wanted = normalize_keyword(keyword)
-        return any(normalize_keyword(k) == wanted for k in self.keywords)
+        return _normalized(keyword) in self.combat_keywords
 
     @property
     def is_creature(self) -> bool:
@@ -219,6 +221,22 @@ class Permanent:
                 and self.card.back is not None)
 
 
+@lru_cache(maxsize=65536)
+def _normalized(keyword: str) -> str:
+    return normalize_keyword(keyword)
+
+
+@lru_cache(maxsize=65536)
+def _distinct_keywords(printed: tuple[str, ...],
+                       granted: tuple[str, ...]) -> tuple[tuple[str, ...], frozenset[str]]:
+    # Derived once per face and grant list, not once per look-up: a permanent's keywords
+    # are read for every damage entry and every state-based action check.
+    seen: dict[str, str] = {}
+    for keyword in (*printed, *granted):
+        seen.setdefault(_normalized(keyword), keyword)
+    return tuple(seen.values()), frozenset(seen)
+
+
 @dataclass(frozen=True, slots=True)
 class Trigger:
     """A triggered ability waiting on the stack.
@@ -263,14 +281,20 @@ class CombatDeclaration:
 
     def was_blocked(self, attacker: str) -> bool:
         """Whether ``attacker`` became blocked (509.1h): it stays blocked (506.4)."""
-        return bool(self.blockers_of(attacker))
+        return any(attacker in attacked for _, attacked in self.blocks)
+
+    def defending_players(self) -> dict[str, str]:
+        """For each attacker, its defending player (506.2): the player it attacks, or the
+        controller or protector of the planeswalker or battle it attacks, as declared."""
+        walkers = {oid: player for oid, _, player in self.defenders}
+        return {aid: walkers.get(target, target) for aid, target in self.attacks}
 
 
 @dataclass(frozen=True, slots=True)
 class GameState:
     """Everything the model knows about a game at one moment."""
 
-    players: tuple[Player, ...]
+    players: tuple[PlayerState, ...]
     active_player: str
     battlefield: tuple[Permanent, ...] = ()
     stack: tuple[Trigger, ...] = ()
@@ -278,8 +302,19 @@ class GameState:
     next_id: int = 1
     damage_this_turn: tuple[tuple[str, str, int], ...] = ()
     combat: CombatDeclaration | None = None
+    _where: dict[str, int] | None = field(default=None, init=False, repr=False,
+                                          compare=False, hash=False)
+    """Permanent id -> its place on the battlefield, built on the first look-up, so that
+    finding a permanent costs O(1) rather than a scan of the battlefield."""
 
-    def player(self, player_id: str, path: str = "player") -> Player:
+    def _positions(self) -> dict[str, int]:
+        where = self._where
+        if where is None:
+            where = {perm.id: i for i, perm in enumerate(self.battlefield)}
+            object.__setattr__(self, "_where", where)
+        return where
+
+    def player(self, player_id: str, path: str = "player") -> PlayerState:
         """The player with this id; InputError naming ``path`` if there is none."""
         for p in self.players:
             if p.id == player_id:
@@ -292,10 +327,8 @@ class GameState:
 
     def find_permanent(self, object_id: str) -> Permanent | None:
         """The permanent with this id, or None if no permanent has it."""
-        for perm in self.battlefield:
-            if perm.id == object_id:
-                return perm
-        return None
+        i = self._positions().get(object_id)
+        return None if i is None else self.battlefield[i]
 
     def permanent(self, object_id: str, path: str = "object") -> Permanent:
         """The permanent with this id; InputError naming ``path`` if there is none."""
@@ -304,7 +337,7 @@ class GameState:
             raise InputError(path, f"no permanent {object_id!r} on the battlefield")
         return perm
 
-    def find_card(self, object_id: str) -> tuple[Player, Zone, CardObject] | None:
+    def find_card(self, object_id: str) -> tuple[PlayerState, Zone, CardObject] | None:
         """The owner, zone and card object with this id, if it is in a player's zone."""
         for p in self.players:
             for zone in ZONES:
@@ -345,7 +378,7 @@ def new_game(player_ids: Iterable[str] = ("ap", "dp"), *, life: int = 20,
     active = ids[0] if active_player is None else active_player
     if active not in ids:
         raise InputError("active_player", f"{active!r} is not a player")
-    return GameState(players=tuple(Player(pid, life=life) for pid in ids),
+    return GameState(players=tuple(PlayerState(pid, life=life) for pid in ids),
                      active_player=active)
 
 
@@ -386,7 +419,7 @@ def enter_card(state: GameState, card: Card, controller: str, *, owner: str | No
 # -- replacing parts of a state ---------------------------------------------------------
 
 
-def replace_player(state: GameState, player: Player) -> GameState:
+def replace_player(state: GameState, player: PlayerState) -> GameState:
     """``state`` with the player of the same id replaced."""
     return replace(state, players=tuple(player if p.id == player.id else p
                                         for p in state.players))
@@ -394,8 +427,21 @@ def replace_player(state: GameState, player: Player) -> GameState:
 
 def replace_permanent(state: GameState, perm: Permanent) -> GameState:
     """``state`` with the permanent of the same id replaced."""
-    return replace(state, battlefield=tuple(perm if p.id == perm.id else p
-                                            for p in state.battlefield))
+    return replace_permanents(state, (perm,))
+
+
+def replace_permanents(state: GameState, perms: Iterable[Permanent]) -> GameState:
+    """``state`` with each permanent of the same id as one of ``perms`` replaced, in one
+    pass over the battlefield (its order and the ids' places are kept)."""
+    where = state._positions()
+    battlefield = list(state.battlefield)
+    for perm in perms:
+        i = where.get(perm.id)
+        if i is not None:
+            battlefield[i] = perm
+    new = replace(state, battlefield=tuple(battlefield))
+    object.__setattr__(new, "_where", where)  # the same ids in the same places
+    return new
 
 
 def remove_permanent(state: GameState, object_id: str) -> GameState:
@@ -536,6 +582,37 @@ def move_permanent(state: GameState, object_id: str, to_zone: Zone,
     state = replace_player(state, owner.with_zone(to_zone, (*owner.zone(to_zone), obj)))
     return state, [ZoneChange(object_id, new, perm.card.name, perm.owner, "battlefield",
                               to_zone, cause)]
+
+
+def move_permanents(state: GameState, moves: Iterable[tuple[str, Zone, str]]) -> Transition:
+    """Move several permanents, each ``(id, to_zone, cause)`` as :func:`move_permanent`
+    moves one, in that order, in one pass over the battlefield and each zone."""
+    events: list[Event] = []
+    leaving: set[str] = set()
+    arriving: dict[tuple[str, str], list[CardObject]] = {}
+    next_id = state.next_id
+    for object_id, to_zone, cause in moves:
+        perm = state.permanent(object_id)
+        if object_id in leaving:
+            continue
+        leaving.add(object_id)
+        new = f"o{next_id}"
+        next_id += 1
+        arriving.setdefault((perm.owner, to_zone), []).append(
+            CardObject(new, perm.card, token=perm.token))
+        events.append(ZoneChange(object_id, new, perm.card.name, perm.owner, "battlefield",
+                                 to_zone, cause))
+    if not leaving:
+        return state, events
+    players = []
+    for player in state.players:
+        for zone in ZONES:
+            cards = arriving.get((player.id, zone))
+            if cards:
+                player = player.with_zone(zone, (*player.zone(zone), *cards))
+        players.append(player)
+    return replace(state, players=tuple(players), next_id=next_id, battlefield=tuple(
+        p for p in state.battlefield if p.id not in leaving)), events
 
 
 def move_card(state: GameState, card_id: str, to_zone: Zone, cause: str = "") -> Transition:

@@ -58,7 +58,8 @@ event ``{"event": "Transformed", ...}``)::
     {"action": "orochi_attack_trigger", "object": "o5", "mode": "noncreature",
      "target": "o3", "counter_target": "o8"}
     {"action": "declare_combat", "attacks": {"o5": "dp"}, "blocks": {"o7": ["o5"]}}
-    {"action": "deal_combat_damage", "assignment": [{"source", "target", "amount"}]}
+    {"action": "deal_combat_damage", "assignment": [{"source", "target", "amount"}],
+     "step": "first_strike" | "regular"}    # step: optional, defaults as combat/1's
     {"action": "combat_damage_step", "step": "first_strike" | "regular", "assignment": [...]}
     {"action": "combat_damage"}     # both steps as needed, each split chosen by the solver
     {"action": "state_based_actions"}
@@ -77,6 +78,11 @@ cards, zone), ``TokenCreated``, ``CounterAdded``, ``CounterRemoved``, ``KeywordG
 source, ability, chapter), ``AbilityResolved`` (trigger, ability, fizzled). An instruction
 the rules ignore (transforming a single-faced permanent, seed ¶3) returns no event.
 
+Every combat damage split (both sides of one step) must be legal, or the action is
+refused with the rule it breaks (``action.assignment[2]: 510.1a: ...``) and nothing is
+dealt; the judge of that is the solver's validator, so these actions need
+:func:`trample.solver.game_loop.apply` (``trample apply``).
+
 ``deal_combat_damage`` only deals the damage and puts the abilities it triggers on the
 stack; ``combat_damage_step`` also performs state-based actions, resolves those abilities
 and performs state-based actions again. :func:`combat_document_json` gives the combat/1
@@ -92,17 +98,21 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .assignment import Assignment
 from .cards import Card, bundled_cards, card_from_json
-from .combat import MAX_BLOCKS_PER_CREATURE
+from .combat import MAX_BLOCKS_PER_CREATURE, STEPS
 from .combat_steps import (
     Assign,
+    Judge,
+    check_declaration,
     combat_damage_step,
     combat_document,
+    deal_combat_damage,
     declare_combat,
     end_combat,
     run_combat_damage,
 )
-from .damage import check_state_based_actions, deal_combat_damage, parse_assignment
+from .damage import check_state_based_actions
 from .errors import InputError
 from .events import Event
 from .game import (
@@ -112,7 +122,7 @@ from .game import (
     GameState,
     IllegalActionError,
     Permanent,
-    Player,
+    PlayerState,
     Transition,
     Trigger,
     add_counters,
@@ -157,6 +167,19 @@ from .transform import (
 )
 
 FORMAT = "trample-game/1"
+
+# Limits of a game state, applied as it is read: with them every action costs time
+# linear in the state's size (a few seconds at the limits), and a state can't hide a
+# quadratic blow-up in one list.
+MAX_PERMANENTS = 20_000
+"""Permanents on the battlefield."""
+MAX_ZONE_CARDS = 20_000
+"""Cards in one zone of one player (library, hand, graveyard, exile)."""
+MAX_PLAYERS = 100
+MAX_CUSTOM_CARDS = 1_000
+"""Card objects in the state's own ``cards`` list."""
+MAX_STACK = 10_000
+"""Triggered abilities waiting, and entries of ``damage_this_turn``."""
 _MISSING: Any = object()
 _ID = re.compile(r"^[ot](\d+)$")
 
@@ -263,6 +286,15 @@ _TRIGGER_FIELDS = frozenset({"id", "ability", "source", "controller", "name", "c
                              "player", "stamp"})
 
 
+def _bounded(obj: Mapping[str, Any], key: str, path: str, limit: int, *,
+             required: bool = False) -> list[Any]:
+    value = _list(obj, key, path) if required else _list(obj, key, path, [])
+    if len(value) > limit:
+        raise InputError(_where(path, key), f"has {len(value):,} entries; the limit is "
+                                            f"{limit:,}")
+    return value
+
+
 def state_from_json(document: object, path: str = "") -> GameState:
     """Parse and check a game state; InputError names the offending field."""
     doc = _obj(document, path, _STATE_FIELDS)
@@ -270,7 +302,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     if fmt != FORMAT:
         raise InputError(_where(path, "format"), f"must be {FORMAT!r}, not {brief_repr(fmt)}")
     custom: dict[str, Card] = {}
-    for i, raw in enumerate(_list(doc, "cards", path, [])):
+    for i, raw in enumerate(_bounded(doc, "cards", path, MAX_CUSTOM_CARDS)):
         card = card_from_json(raw, f"{_where(path, 'cards')}[{i}]")
         custom[card.name] = card
     cards = _Cards(custom)
@@ -282,9 +314,9 @@ def state_from_json(document: object, path: str = "") -> GameState:
         ids[oid] = where
         return oid
 
-    players: list[Player] = []
+    players: list[PlayerState] = []
     ppath = _where(path, "players")
-    raw_players = _list(doc, "players", path)
+    raw_players = _bounded(doc, "players", path, MAX_PLAYERS, required=True)
     if not raw_players:
         raise InputError(ppath, "a game needs at least one player")
     for i, raw in enumerate(raw_players):
@@ -296,7 +328,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
         zones: dict[str, tuple[CardObject, ...]] = {}
         for zone in ZONES:
             objs: list[CardObject] = []
-            for j, rc in enumerate(_list(p, zone, where, [])):
+            for j, rc in enumerate(_bounded(p, zone, where, MAX_ZONE_CARDS)):
                 cwhere = f"{_where(where, zone)}[{j}]"
                 c = _obj(rc, cwhere, _CARD_OBJECT_FIELDS)
                 oid = claim(_id(c, "id", cwhere), _where(cwhere, "id"))
@@ -304,11 +336,11 @@ def state_from_json(document: object, path: str = "") -> GameState:
                                                       _where(cwhere, "card")),
                                        token=_bool(c, "token", cwhere, False)))
             zones[zone] = tuple(objs)
-        players.append(Player(pid, life=_int(p, "life", where, 20),
-                              poison=_int(p, "poison", where, 0, minimum=0),
-                              lost=_bool(p, "lost", where, False),
-                              library=zones["library"], hand=zones["hand"],
-                              graveyard=zones["graveyard"], exile=zones["exile"]))
+        players.append(PlayerState(pid, life=_int(p, "life", where, 20),
+                                   poison=_int(p, "poison", where, 0, minimum=0),
+                                   lost=_bool(p, "lost", where, False),
+                                   library=zones["library"], hand=zones["hand"],
+                                   graveyard=zones["graveyard"], exile=zones["exile"]))
     player_ids = {p.id for p in players}
 
     def player_ref(obj: Mapping[str, Any], key: str, where: str,
@@ -321,7 +353,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
     active = player_ref(doc, "active_player", path)
     battlefield: list[Permanent] = []
     bpath = _where(path, "battlefield")
-    for i, raw in enumerate(_list(doc, "battlefield", path, [])):
+    for i, raw in enumerate(_bounded(doc, "battlefield", path, MAX_PERMANENTS)):
         where = f"{bpath}[{i}]"
         b = _obj(raw, where, _PERMANENT_FIELDS)
         oid = claim(_id(b, "id", where), _where(where, "id"))
@@ -356,7 +388,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
             protector=protector, granted=_keywords(b, "granted", where)))
     stack: list[Trigger] = []
     spath = _where(path, "stack")
-    for i, raw in enumerate(_list(doc, "stack", path, [])):
+    for i, raw in enumerate(_bounded(doc, "stack", path, MAX_STACK)):
         where = f"{spath}[{i}]"
         t = _obj(raw, where, _TRIGGER_FIELDS)
         stack.append(Trigger(
@@ -368,7 +400,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
             stamp=_int(t, "stamp", where, 0, minimum=0)))
     tally: dict[tuple[str, str], int] = {}
     dpath = _where(path, "damage_this_turn")
-    for i, raw in enumerate(_list(doc, "damage_this_turn", path, [])):
+    for i, raw in enumerate(_bounded(doc, "damage_this_turn", path, MAX_STACK)):
         where = f"{dpath}[{i}]"
         d = _obj(raw, where, frozenset({"source", "player", "amount"}))
         key = (_id(d, "source", where), player_ref(d, "player", where))
@@ -386,6 +418,8 @@ def state_from_json(document: object, path: str = "") -> GameState:
                       turn=_int(doc, "turn", path, 1, minimum=1), next_id=next_id,
                       damage_this_turn=tuple(sorted((s, p, n) for (s, p), n in tally.items())),
                       combat=combat)
+    if combat is not None:
+        check_declaration(state, combat, _where(path, "combat"))
     return state
 
 
@@ -533,27 +567,44 @@ def _declare(state: GameState, a: Mapping[str, Any]) -> Transition:
     return declare_combat(state, dict(attacks), {k: list(v) for k, v in blocks.items()})
 
 
-def _deal(state: GameState, a: Mapping[str, Any]) -> Transition:
-    state, events = deal_combat_damage(state, parse_assignment(_get(a, "assignment", "")))
+def _deal(state: GameState, a: Mapping[str, Any], judge: Judge | None) -> Transition:
+    entries = Assignment.from_json(_get(a, "assignment", ""))
+    step = _opt_str(a, "step", "")
+    if step is not None and step not in STEPS:
+        raise InputError("step", f"expected 'first_strike' or 'regular', got {step!r}")
+    state, events = deal_combat_damage(state, entries, _needs(judge), step=step)
     state, more = damage_triggers(state, events)
     return state, events + more
 
 
-def _step(state: GameState, a: Mapping[str, Any], assign: Assign | None = None) -> Transition:
+def _step(state: GameState, a: Mapping[str, Any], assign: Assign | None,
+          judge: Judge | None) -> Transition:
     step = _str(a, "step", "", "regular")
+    if step not in STEPS:
+        raise InputError("step", f"expected 'first_strike' or 'regular', got {step!r}")
     if "assignment" not in a and assign is not None:
-        return combat_damage_step(state, step, assign)
-    entries = parse_assignment(_get(a, "assignment", ""))
-    return combat_damage_step(state, step, lambda doc: entries)
+        return combat_damage_step(state, step, assign, _needs(judge))
+    entries = Assignment.from_json(_get(a, "assignment", ""))
+    return combat_damage_step(state, step, lambda combat: entries, _needs(judge))
 
 
-def _combat_damage(state: GameState, a: Mapping[str, Any],
-                   assign: Assign | None = None) -> Transition:
+def _combat_damage(state: GameState, a: Mapping[str, Any], assign: Assign | None,
+                   judge: Judge | None) -> Transition:
     if assign is None:
         raise InputError("", "combat_damage chooses each step's assignment with the solver: "
                              "use trample apply (or the serve method apply), or give each "
                              "step's assignment with combat_damage_step")
-    return run_combat_damage(state, assign)
+    return run_combat_damage(state, assign, _needs(judge))
+
+
+def _needs(judge: Judge | None) -> Judge:
+    # Combat damage is dealt only once the rules passed the split: without a judge there
+    # is nothing to pass it, so no combat damage.
+    if judge is None:
+        raise InputError("", "dealing combat damage needs the rules' judge of the split: use "
+                             "trample apply (or the serve method apply, or "
+                             "trample.solver.game_loop.apply)")
+    return judge
 
 
 def _cards_in(state: GameState) -> dict[str, Card]:
@@ -604,9 +655,11 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
                                   s, _str(a, "object", ""), _str(a, "mode", ""),
                                   _str(a, "target", ""), _opt_str(a, "counter_target", ""))),
     "declare_combat": (frozenset({"attacks", "blocks"}), _declare),
-    "deal_combat_damage": (frozenset({"assignment"}), _deal),
-    "combat_damage_step": (frozenset({"step", "assignment"}), _step),
-    "combat_damage": (frozenset(), _combat_damage),
+    "deal_combat_damage": (frozenset({"assignment", "step"}),
+                           lambda s, a: _deal(s, a, None)),
+    "combat_damage_step": (frozenset({"step", "assignment"}),
+                           lambda s, a: _step(s, a, None, None)),
+    "combat_damage": (frozenset(), lambda s, a: _combat_damage(s, a, None, None)),
     "state_based_actions": (frozenset(), lambda s, a: check_state_based_actions(s)),
     "destroy": (frozenset({"object"}), lambda s, a: destroy(s, _str(a, "object", ""))),
     "grant_keyword": (frozenset({"object", "keyword"}), lambda s, a: grant_keyword(
@@ -618,12 +671,15 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
 """Every action ``apply`` knows: its fields besides ``action``, and what it does."""
 
 
-def apply_action(state: GameState, action: object, assign: Assign | None = None) -> Transition:
+def apply_action(state: GameState, action: object, assign: Assign | None = None,
+                 judge: Judge | None = None) -> Transition:
     """Apply a JSON action to a state; InputError paths start with ``action``.
 
-    ``assign`` chooses a combat damage step's assignment from its combat/1 document when
-    the action gives none (``combat_damage_step`` without ``assignment``, and
-    ``combat_damage``, which runs the first-strike and regular steps as needed).
+    ``assign`` chooses a combat damage step's assignment from its combat when the action
+    gives none (``combat_damage_step`` without ``assignment``, and ``combat_damage``,
+    which runs the first-strike and regular steps as needed). ``judge`` passes every
+    split before it is dealt: without one, the actions that deal combat damage are refused
+    (:func:`trample.solver.game_loop.apply` gives both).
     """
     a = _obj(action, "action")
     name = _str(a, "action", "action")
@@ -635,10 +691,12 @@ def apply_action(state: GameState, action: object, assign: Assign | None = None)
         if key != "action" and key not in allowed:
             raise InputError(f"action.{key}", f"unknown field for action {name!r}")
     try:
+        if name == "deal_combat_damage":
+            return _deal(state, a, judge)
         if name == "combat_damage_step":
-            return _step(state, a, assign)
+            return _step(state, a, assign, judge)
         if name == "combat_damage":
-            return _combat_damage(state, a, assign)
+            return _combat_damage(state, a, assign, judge)
         return handler(state, a)
     except InputError as exc:
         raise InputError(f"action.{exc.path}" if exc.path else "action", exc.reason) from exc
@@ -646,14 +704,15 @@ def apply_action(state: GameState, action: object, assign: Assign | None = None)
         raise InputError("action", str(exc)) from exc
 
 
-def apply(state_json: object, action: object, assign: Assign | None = None) -> dict[str, Any]:
+def apply(state_json: object, action: object, assign: Assign | None = None,
+          judge: Judge | None = None) -> dict[str, Any]:
     """Apply ``action`` to the JSON state: ``{"state": new state JSON, "events": [...]}``.
 
     The input is not changed. InputError names the offending field, ``state.…`` or
-    ``action.…``.
+    ``action.…``. ``assign`` and ``judge`` are as for :func:`apply_action`.
     """
     state = state_from_json(state_json, "state")
-    new, events = apply_action(state, action, assign)
+    new, events = apply_action(state, action, assign, judge)
     written = state_to_json(new)
     check_growth(written)
     return {"state": written, "events": [e.to_json() for e in events]}

@@ -236,7 +236,7 @@ def run(argv: Sequence[str]) -> int:
         return EXIT_OK
 
     if args.command == "apply":
-        from trample.solver.game import apply
+        from trample.solver.game_loop import apply
 
         if args.state == "-" and args.action == "-":
             raise _Usage("apply: STATE and ACTION cannot both be -")

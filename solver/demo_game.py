@@ -9,12 +9,13 @@ state-based actions run, and Vessel's ten-damage clause ends the game.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from trample.models.assignment import Assignment
 from trample.models.cards import get_card
+from trample.models.combat import Combat
 from trample.models.combat_steps import (
     combat_damage_step,
-    combat_document,
+    combat_of,
     declare_combat,
     end_combat,
     game_over,
@@ -54,7 +55,12 @@ from trample.models.seeds import (
     orochi_attack_trigger,
     resolve_chapter,
 )
-from trample.solver import api
+from trample.solver.assignment import to_assignment
+from trample.solver.game_loop import judge
+from trample.solver.objectives import parse_objective
+from trample.solver.optimize import check_legal
+from trample.solver.optimize import solve as optimize
+from trample.solver.rules import SIDES, legal_space
 
 YOU, OPPONENT = "you", "opponent"
 
@@ -198,30 +204,33 @@ def _combat(log: Log, attacks: dict[str, str], blocks: dict[str, list[str]],
     if before_damage is not None:
         before_damage(log)
     steps = ["first_strike", "regular"] if has_first_strike_step(
-        combat_document(log.state)) else ["regular"]
+        combat_of(log.state)) else ["regular"]
     for step in steps:
         if game_over(log.state):
             break
-        document = combat_document(log.state, step)
-        chosen: list[dict[str, Any]] = []
+        combat = combat_of(log.state, step)
+        chosen: list[tuple[str, str, int]] = []
         log.say(f"{step.replace('_', '-')} combat damage step; the solver's splits:")
-        for side in ("attackers", "blockers"):
-            result = api.solve(document, side=side)
-            if not result["assignment"]:
+        for side in SIDES:
+            space = legal_space(combat, side)
+            found = optimize(space, parse_objective(None, side))
+            check_legal(space, found.amounts, "solve")
+            split = to_assignment(space, found.amounts)
+            if not split:
                 continue
-            terms = ", ".join(f"{t} {v}" for t, v in result["objective"].items() if v)
-            log.say(f"{side} ({result['status']}; {terms or 'nothing to gain'}):", 2)
-            for e in result["assignment"]:
-                log.say(f"{log.name(e['source'])} -> {log.name(e['target'])}: {e['amount']}", 3)
-            chosen += result["assignment"]
+            terms = ", ".join(f"{t} {v}" for t, v in found.objective.items() if v)
+            log.say(f"{side} ({found.status}; {terms or 'nothing to gain'}):", 2)
+            for source, target, amount in split.entries:
+                log.say(f"{log.name(source)} -> {log.name(target)}: {amount}", 3)
+            chosen += split.entries
         log.say("damage is dealt at once, then triggers and state-based actions (510.2, 704):")
-        log.step(combat_damage_step(log.state, step, _fixed(chosen)))
+        log.step(combat_damage_step(log.state, step, _fixed(Assignment(tuple(chosen))), judge))
     log.step(end_combat(log.state))
 
 
-def _fixed(chosen: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[dict[str, Any]]]:
+def _fixed(chosen: Assignment) -> Callable[[Combat], Assignment]:
     """An ``assign`` that answers the split already chosen (and printed)."""
-    return lambda _document: chosen
+    return lambda _combat: chosen
 
 
 def play() -> list[str]:

@@ -81,7 +81,7 @@ def _sample(p: Mapping[str, Any]) -> Any:
 
 
 def _apply(p: Mapping[str, Any]) -> Any:
-    from trample.solver.game import apply_request
+    from trample.solver.game_loop import apply_request
 
     for key in p:
         if key not in ("state", "action", "objective", "blockers_objective", "time_limit"):

@@ -9,21 +9,22 @@ for the attacking side (the real solver plugs in at the same place).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from trample.models import combat_steps
 from trample.models.cards import Card, get_card, load_card
 from trample.models.combat import Combat
 from trample.models.combat_steps import (
-    combat_damage_step,
+    CombatDeclaration,
     combat_document,
+    combat_of,
     declare_combat,
     end_combat,
     has_first_strike_step,
-    run_combat_damage,
 )
 from trample.models.damage import deal_damage
 from trample.models.errors import InputError
@@ -33,6 +34,7 @@ from trample.models.game import (
     PLUS_ONE,
     FaceSide,
     GameState,
+    Transition,
     add_counters,
     destroy,
     enter_card,
@@ -42,6 +44,25 @@ from trample.models.game import (
     replace_player,
 )
 from trample.models.seeds import HIDETSUGU, VESSEL
+from trample.solver.game_loop import judge
+
+DocAssign = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
+
+def _on_documents(assign: DocAssign) -> combat_steps.Assign:
+    # These tests read the combat of each step as its combat/1 document.
+    return lambda combat: assign(combat.to_json())
+
+
+def combat_damage_step(state: GameState, step: str, assign: DocAssign,
+                       combat: CombatDeclaration | None = None) -> Transition:
+    """One step, each split judged by the solver's validator (as ``trample apply`` does)."""
+    return combat_steps.combat_damage_step(state, step, _on_documents(assign), judge, combat)
+
+
+def run_combat_damage(state: GameState, assign: DocAssign) -> Transition:
+    """Both steps as needed, each split judged by the solver's validator."""
+    return combat_steps.run_combat_damage(state, _on_documents(assign), judge)
 
 WALL = load_card({"name": "Wall of Stone", "layout": "normal", "mana_cost": "{1}{R}{R}",
                   "type_line": "Creature — Wall", "oracle_text": "Defender",
@@ -146,12 +167,14 @@ def test_the_document_is_a_valid_combat_1_document() -> None:
         "players": [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
         "creatures": [
             {"id": vessel, "controller": "ap", "power": 5, "toughness": 5, "damage": 0,
-             "keywords": ["Trample"], "attacking": "dp"},
+             "value": 1, "keywords": ["trample"], "attacking": "dp"},
             {"id": wall, "controller": "dp", "power": 0, "toughness": 4, "damage": 0,
-             "keywords": ["Defender"], "blocking": [vessel]}],
+             "value": 1, "keywords": ["defender"], "blocking": [vessel]}],
         "step": "regular"}
     parsed = Combat.from_json(doc)
     assert parsed.creature(vessel).power == 5 and parsed.blockers_of(vessel) == (wall,)
+    # The document is the JSON of the typed combat the solver is asked with.
+    assert parsed == combat_of(state)
 
 
 def test_planeswalkers_and_battles_in_the_document() -> None:
@@ -268,7 +291,7 @@ def test_trample_does_nothing_for_a_blocker_or_noncombat_damage() -> None:
     state, _ = declare_combat(state, {bears: "dp"}, {vessel: [bears]})
     doc = combat_document(state)
     blocker = next(c for c in doc["creatures"] if c["id"] == vessel)
-    assert blocker["keywords"] == ["Trample"] and "attacking" not in blocker
+    assert blocker["keywords"] == ["trample"] and "attacking" not in blocker
     assert blocker["blocking"] == [bears]
     # A blocker's only recipients are the attackers it blocks (SPEC §2): all 3 to bears.
     after, _ = combat_damage_step(
@@ -278,8 +301,7 @@ def test_trample_does_nothing_for_a_blocker_or_noncombat_damage() -> None:
     assert after.permanent(vessel).counter(PLUS_ONE) == 1
     # Noncombat damage goes where the effect says, all of it, trample or not.
     state, other, _ = enter_card(state, get_card("Grizzly Bears"), "ap")
-    after, events = deal_damage(state, [{"source": vessel, "target": other, "amount": 5}],
-                                combat=False)
+    after, events = deal_damage(state, [{"source": vessel, "target": other, "amount": 5}])
     assert [e for e in events if isinstance(e, DamageDealt)] == [
         DamageDealt(vessel, other, 5, False)]
     assert after.permanent(other).damage == 5 and after.player("ap").life == 20
@@ -317,7 +339,7 @@ def test_trample_over_planeswalkers_excess_goes_to_the_controller() -> None:
     doc = combat_document(state)
     assert doc["planeswalkers"] == [{"id": jace, "controller": "dp", "loyalty": 3,
                                      "in_combat": True}]
-    assert doc["creatures"][0]["keywords"] == ["Trample over planeswalkers"]
+    assert doc["creatures"][0]["keywords"] == ["trample over planeswalkers"]
     assert assign_by_hand(doc) == [{"source": beast, "target": jace, "amount": 3},
                                    {"source": beast, "target": "dp", "amount": 2}]
     after, _ = combat_damage_step(state, "regular", assign_by_hand)
@@ -334,7 +356,7 @@ def test_a_blocked_creature_whose_blockers_are_gone_stays_blocked() -> None:
     state, _ = destroy(state, bears)
     doc = combat_document(state)
     assert doc["creatures"] == [{"id": vessel, "controller": "ap", "power": 3,
-                                 "toughness": 3, "damage": 0, "keywords": ["Trample"],
+                                 "toughness": 3, "damage": 0, "value": 1, "keywords": ["trample"],
                                  "attacking": "dp", "blocked": True}]
     assert Combat.from_json(doc).is_blocked(Combat.from_json(doc).creature(vessel))
     after, _ = combat_damage_step(state, "regular", assign_by_hand)
@@ -368,7 +390,7 @@ def test_without_trample_over_planeswalkers_nothing_reaches_the_player() -> None
     assert jace is not None
     state, _ = add_counters(state, vessel, PLUS_ONE, 2)  # 5 power against loyalty 3
     doc = combat_document(state)
-    assert doc["creatures"][0]["keywords"] == ["Trample"]
+    assert doc["creatures"][0]["keywords"] == ["trample"]
     after, _ = combat_damage_step(state, "regular", assign_by_hand)
     assert after.player("dp").life == 20 and after.find_permanent(jace) is None
     state, _ = destroy(state, jace)
@@ -394,8 +416,8 @@ def test_multiple_instances_of_trample_are_listed_once() -> None:
     state, _ = grant_keyword(state, vessel, "trample")
     doc = combat_document(state)
     assert [c["keywords"] for c in doc["creatures"]] == [
-        ["Trample", "Trample over planeswalkers"], ["Trample"]]
-    assert not has_first_strike_step(doc)
+        ["trample", "trample over planeswalkers"], ["trample"]]
+    assert not has_first_strike_step(combat_of(state))
     after, _ = combat_damage_step(state, "regular", assign_by_hand)
     assert after.player("dp").life == 14
 

@@ -7,14 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from trample.models.assignment import Assignment
 from trample.models.cards import get_card, load_card
-from trample.models.damage import (
-    DamageEntry,
-    check_state_based_actions,
-    deal_combat_damage,
-    deal_damage,
-    parse_assignment,
-)
+from trample.models.damage import _deal_all, check_state_based_actions, deal_damage
 from trample.models.errors import InputError
 from trample.models.events import (
     CounterAdded,
@@ -32,6 +27,7 @@ from trample.models.game import (
     MINUS_ONE,
     PLUS_ONE,
     GameState,
+    Transition,
     add_counters,
     create_token,
     enter_card,
@@ -51,6 +47,12 @@ def _with(*names: str, controller: str = "ap") -> tuple[GameState, list[str]]:
     return state, ids
 
 
+def deal_combat_damage(state: GameState, entries: list[dict[str, object]]) -> Transition:
+    """The mechanics of dealing combat damage (120.3), apart from whether the split is
+    legal: these states declare no combat (tests/test_game_legality.py judges splits)."""
+    return _deal_all(state, Assignment.from_json(entries), combat=True)
+
+
 def _causes(events: Sequence[object]) -> list[str]:
     return [e.cause for e in events if isinstance(e, ZoneChange)]
 
@@ -62,7 +64,7 @@ def test_damage_to_a_player_is_life_loss_and_is_tallied() -> None:
     assert after.player("dp").life == 18
     assert events == [DamageDealt(bears, "dp", 2, True), LifeLost("dp", 2)]
     assert after.damage_dealt(bears, "dp") == 2
-    after, _ = deal_damage(after, [DamageEntry(bears, "dp", 3)], combat=False)
+    after, _ = deal_damage(after, Assignment(((bears, "dp", 3),)))
     assert after.damage_dealt(bears, "dp") == 5 and after.damage_dealt(bears, "ap") == 0
 
 
@@ -223,23 +225,23 @@ def test_a_creature_and_planeswalker_gets_both_results() -> None:
 
 
 @pytest.mark.parametrize(("assignment", "path", "reason"), [
-    ({"source": "o1"}, "assignment", "expected a list"),
-    ([{"source": "o1", "target": "dp"}], "assignment[0].amount", "expected an integer"),
-    ([{"source": "o1", "target": "dp", "amount": -1}], "assignment[0].amount", "0 or more"),
+    ({"source": "o1"}, "assignment", "must be a list"),
+    ([{"source": "o1", "target": "dp"}], "assignment[0].amount", "required field is missing"),
+    ([{"source": "o1", "target": "dp", "amount": -1}], "assignment[0].amount", "at least 0"),
     ([{"source": "o1", "target": "dp", "amount": 1.5}], "assignment[0].amount", "integer"),
     ([{"source": "o1", "target": "dp", "amount": True}], "assignment[0].amount", "integer"),
     ([{"source": "o1", "target": "dp", "amount": 1},
-      {"source": "o1", "target": "dp", "amount": 1}], "assignment[1]", "duplicate"),
+      {"source": "o1", "target": "dp", "amount": 1}], "assignment[1]", "appears twice"),
     ([{"source": "o9", "target": "dp", "amount": 1}], "assignment[0].source", "not a permanent"),
     ([{"source": "o1", "target": "zz", "amount": 1}], "assignment[0].target", "not a player"),
     ([{"source": "o1", "target": "o2", "amount": 1}], "assignment[0].target", "not a player"),
     ([{"source": "o1", "target": "dp", "amount": 1, "x": 1}], "assignment[0].x", "unknown"),
-    ([3], "assignment[0]", "expected an object"),
+    ([3], "assignment[0]", "must be an object"),
 ])
 def test_bad_assignments_name_the_field(assignment: object, path: str, reason: str) -> None:
     state, _ = _with("Grizzly Bears", "Forest")
     with pytest.raises(InputError) as info:
-        deal_combat_damage(state, parse_assignment(assignment))
+        deal_damage(state, Assignment.from_json(assignment))
     assert info.value.path == path and reason in info.value.reason
 
 

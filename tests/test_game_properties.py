@@ -94,7 +94,7 @@ def steps(draw: st.DrawFn, state: GameState) -> Step:
         lambda s: add_counters(s, obj, kind, n),
         lambda s: add_lore_counter(s, obj),
         lambda s: deal_damage(s, [{"source": obj, "target": other, "amount": n},
-                                  {"source": obj, "target": player, "amount": 1}], combat=True),
+                                  {"source": obj, "target": player, "amount": 1}]),
         check_state_based_actions,
         begin_precombat_main,
         cleanup,

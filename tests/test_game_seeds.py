@@ -263,7 +263,7 @@ def _vessel() -> tuple[GameState, str]:
 
 def _deal(state: GameState, *entries: tuple[str, str, int]) -> tuple[GameState, list[Event]]:
     state, events = deal_damage(state, [{"source": s, "target": t, "amount": n}
-                                        for s, t, n in entries], combat=True)
+                                        for s, t, n in entries])
     state, more = damage_triggers(state, events)
     return state, events + more
 
@@ -279,8 +279,7 @@ def test_vessel_gets_one_counter_per_damage_event() -> None:
     assert state.permanent(vessel).counter(PLUS_ONE) == 1
     assert state.permanent(vessel).power == 4
     # Noncombat damage is damage too.
-    state, events = deal_damage(state, [{"source": vessel, "target": "dp", "amount": 1}],
-                                combat=False)
+    state, events = deal_damage(state, [{"source": vessel, "target": "dp", "amount": 1}])
     state, more = damage_triggers(state, events)
     assert [t.ability for t in _triggered(more)] == ["vessel_counter"]
 

@@ -6,19 +6,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from trample.models.assignment import Assignment
 from trample.models.cards import get_card
+from trample.models.combat import Combat
 from trample.models.combat_steps import declare_combat, run_combat_damage
 from trample.models.errors import InputError
 from trample.models.game import GameState, enter_card, grant_keyword, new_game
 from trample.models.seeds import HIDETSUGU
 from trample.models.state_json import apply as apply_without_solver
 from trample.models.state_json import state_to_json
-from trample.solver.game import apply, solver_assign
+from trample.solver.game_loop import apply, judge, solver_assign
 
 import brute
 
@@ -45,15 +48,16 @@ def test_double_strike_vessel_end_to_end() -> None:
     asked: list[dict[str, Any]] = []
     solve = solver_assign()
 
-    def assign(document: dict[str, Any]) -> list[dict[str, Any]]:
+    def assign(combat: Combat) -> Assignment | Sequence[Mapping[str, Any]]:
+        document = combat.to_json()
         asked.append(document)
-        chosen = solve(document)
-        amounts = {(e["source"], e["target"]): e["amount"] for e in chosen
-                   if e["source"] == ids["vessel"]}
+        chosen = solve(combat)
+        assert isinstance(chosen, Assignment)
+        amounts = {pair: n for pair, n in chosen.items() if pair[0] == ids["vessel"]}
         assert brute.is_legal(document, "attackers", amounts)
-        return list(chosen)
+        return chosen
 
-    state, _ = run_combat_damage(state, assign)
+    state, _ = run_combat_damage(state, assign, judge)
     first, regular = asked
     assert [first["step"], regular["step"]] == ["first_strike", "regular"]
     power = {d["step"]: next(c["power"] for c in d["creatures"] if c["id"] == ids["vessel"])
