@@ -53,6 +53,7 @@ from .game import (
     put_trigger,
     replace_permanents,
 )
+from .reading import MAX_MAGNITUDE
 from .seeds import OROCHI, damage_triggers, resolve_all
 
 Assign = Callable[[Combat], Assignment | Sequence[Mapping[str, Any]]]
@@ -274,25 +275,36 @@ def combat_of(state: GameState, step: str | None = None,
     if step is None:
         step = "first_strike" if any(c.has_first_strike for c in creatures) else "regular"
     players = tuple(Player(p.id, p.life) for p in state.players)
-    _check_range(players, creatures, planeswalkers, battles)
+    _check_range(state, players, creatures, planeswalkers, battles)
     return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
                   tuple(battles), "first_strike" if step == "first_strike" else "regular")
 
 
-def _check_range(players: Sequence[Player], creatures: Sequence[Creature],
+def _check_range(state: GameState, players: Sequence[Player], creatures: Sequence[Creature],
                  planeswalkers: Sequence[Planeswalker], battles: Sequence[Battle]) -> None:
     """The integers of a combat within combat/1's range (magnitude at most 2^40), as
-    :meth:`Combat.from_json` requires: the solver's arithmetic relies on it."""
+    :meth:`Combat.from_json` requires: the solver's arithmetic relies on it. A value out of
+    range (a power grown by counters, say) is refused naming the state's own object."""
+    index = {perm.id: i for i, perm in enumerate(state.battlefield)}
+
+    def where(oid: str) -> str:
+        return f"state.battlefield[{index[oid]}]" if oid in index else "state.battlefield"
+
     for i, p in enumerate(players):
-        check_int(p.life, f"combat.players[{i}].life")
-    for i, c in enumerate(creatures):
+        check_int(p.life, f"state.players[{i}].life")
+    for c in creatures:
         for key, value in (("power", c.power), ("toughness", c.toughness),
                            ("damage", c.damage)):
-            check_int(value, f"combat.creatures[{i}].{key}")
-    for i, w in enumerate(planeswalkers):
-        check_int(w.loyalty, f"combat.planeswalkers[{i}].loyalty")
-    for i, b in enumerate(battles):
-        check_int(b.defense, f"combat.battles[{i}].defense")
+            _within(value, where(c.id), f"its {key} in combat")
+    for w in planeswalkers:
+        _within(w.loyalty, where(w.id), "its loyalty")
+    for b in battles:
+        _within(b.defense, where(b.id), "its defense")
+
+
+def _within(value: int, path: str, what: str) -> None:
+    if abs(value) > MAX_MAGNITUDE:
+        raise InputError(path, f"{what}, {value}, is out of range (magnitude at most 2^40)")
 
 
 def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | None = None,

@@ -699,6 +699,8 @@ def apply_action(state: GameState, action: object, assign: Assign | None = None,
             return _combat_damage(state, a, assign, judge)
         return handler(state, a)
     except InputError as exc:
+        if exc.path.startswith("state."):  # a fact of the state itself, named where it is
+            raise
         raise InputError(f"action.{exc.path}" if exc.path else "action", exc.reason) from exc
     except IllegalActionError as exc:
         raise InputError("action", str(exc)) from exc

@@ -235,11 +235,20 @@ def test_a_blocker_that_changed_control_is_removed_from_combat() -> None:
 
 def test_a_combat_out_of_combat_1_range_is_refused() -> None:
     # The typed combat the solver gets obeys combat/1's integer range (2^40), as a parsed
-    # document would: a life total of 10^30 is refused, not searched with.
+    # document would. A life total of 10^30 is refused by the state reader where it
+    # stands; a power grown past the range by counters is refused naming the permanent.
     state, _ = battle()
     doc = state_to_json(state)
     doc["players"][1]["life"] = 10**30
     with pytest.raises(InputError) as info:
         apply(doc, {"action": "combat_damage"})
-    assert info.value.path == "action.combat.players[1].life"
+    assert info.value.path == "state.players[1].life"
     assert "out of range" in info.value.reason
+    doc = state_to_json(state)
+    doc["battlefield"][0]["counters"] = {"+1/+1": 2**40}
+    with pytest.raises(InputError) as info:
+        apply(doc, {"action": "combat_damage"})
+    assert info.value.path == "state.battlefield[0]"
+    assert "power in combat" in info.value.reason and "out of range" in info.value.reason
+
+
