@@ -123,7 +123,7 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R510_1C: (f"{_RULES}._attacker_rows",),
     Rule.R510_1D: (f"{_RULES}.legal_space",),
     Rule.R510_1E: (f"{_RULES}.LegalSpace.thresholds", f"{_RULES}.LegalSpace.unmet"),
-    Rule.R510_2: ("trample.models.damage.deal_combat_damage",),
+    Rule.R510_2: ("trample.models.combat_steps.deal_combat_damage",),
     Rule.R510_4: (f"{_RULES}.assigns_in_step",),
     Rule.R702_2C: (f"{_RULES}.LegalSpace.deathtouch_pairs", f"{_RULES}.LegalSpace.still_needed",
                    f"{_RULES}.LegalSpace.unmet"),
