@@ -87,9 +87,8 @@ def _open_private_folder(folder: Path) -> int:
 
     try:
         folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
+        with suppress(FileExistsError):  # checked below, whatever it is
+            folder.mkdir(mode=0o700)
     except OSError as exc:
         raise UnsafeFolder(f"{folder} cannot be created ({exc.strerror or exc})") from None
     flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
@@ -98,6 +97,8 @@ def _open_private_folder(folder: Path) -> int:
         before = os.lstat(folder)
         if stat.S_ISLNK(before.st_mode):
             raise UnsafeFolder(f"{folder} is a symbolic link")
+        if not stat.S_ISDIR(before.st_mode):
+            raise UnsafeFolder(f"{folder} is not a folder")
         fd = os.open(folder, flags)
     except OSError as exc:
         raise UnsafeFolder(f"{folder} cannot be opened ({exc.strerror or exc})") from None
@@ -154,12 +155,13 @@ def save_bug_report(method: str, fields: Mapping[str, Any], error: BaseException
     report = {"method": method, **fields, "error": f"{type(error).__name__}: {error}"[:2000]}
     data = (json.dumps(report, sort_keys=True, default=repr) + "\n").encode("utf-8",
                                                                            "surrogateescape")
-    digest = hashlib.sha256(data).hexdigest()
+    folders = bug_folders()
+    digest = hashlib.sha256(repr(folders).encode() + data).hexdigest()
     known = _saved_reports.get(digest)
     if known is not None and known.exists():
         return known
     reasons = []
-    for folder in bug_folders():
+    for folder in folders:
         try:
             fd = _open_private_folder(folder)
         except UnsafeFolder as exc:

@@ -235,14 +235,14 @@ def plain(answer: dict[str, Any] | None) -> dict[str, Any] | None:
     return answer
 
 
-def handle(request: object, *, budget: int = MAX_RESPONSE_BYTES) -> dict[str, Any] | None:
+def handle(request: object, *, budget: int | None = None) -> dict[str, Any] | None:
     """The response to one decoded request (None for a notification), as plain JSON
-    values; pages keep their response within ``budget`` bytes."""
+    values; pages keep their response within ``budget`` bytes (default
+    :data:`MAX_RESPONSE_BYTES`)."""
     return plain(handle_encoded(request, budget=budget))
 
 
-def handle_encoded(request: object, *, budget: int = MAX_RESPONSE_BYTES
-                   ) -> dict[str, Any] | None:
+def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, Any] | None:
     """:func:`handle`, with a page of assignments left as :class:`Encoded` text for
     :func:`encode` to splice."""
     refusal = _invalid(request)
@@ -262,7 +262,8 @@ def handle_encoded(request: object, *, budget: int = MAX_RESPONSE_BYTES
             INVALID_PARAMS, "params must be an object with named parameters (combat, ...), "
             "not an array", request_id)
     out_of_memory = False
-    token = _budget.set(budget)
+    room = MAX_RESPONSE_BYTES if budget is None else budget
+    token = _budget.set(room - len(json.dumps(request_id)))  # the id is echoed
     try:
         result = METHODS[method](params)
     except CountOutOfReach as exc:
