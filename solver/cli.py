@@ -27,6 +27,24 @@ class _Usage(Exception):
     pass
 
 
+_read: list[dict[str, str]] = []
+"""What this run read (each input's bytes, as text or base64): a bug report holds the
+request itself, not a path or a ``-`` that cannot be read again."""
+_options: dict[str, Any] = {}
+"""The parsed options of this run, for a bug report."""
+
+
+def _remember(what: str, source: str, data: bytes) -> None:
+    import base64
+
+    entry = {"what": what, "from": source}
+    try:
+        entry["text"] = data.decode("utf-8")
+    except UnicodeDecodeError:
+        entry["base64"] = base64.b64encode(data).decode("ascii")
+    _read.append(entry)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("trample").strip()
@@ -45,6 +63,7 @@ def _read_json(path: str, what: str) -> Any:
                 data = f.read(MAX_DOCUMENT_BYTES + 1)
     except OSError as exc:
         raise _Usage(f"{what} {path}: {exc.strerror or exc}") from None
+    _remember(what, path, data[:MAX_DOCUMENT_BYTES])
     if len(data) > MAX_DOCUMENT_BYTES:
         raise _Usage(f"{what} {name}: larger than {MAX_DOCUMENT_BYTES // 2**20} MiB, the "
                      "limit for one document")
@@ -209,6 +228,7 @@ def run(argv: Sequence[str]) -> int:
     from trample.solver import api
 
     args = build_parser().parse_args(argv)
+    _options.update(vars(args))
     if args.command is None:
         raise _Usage("a COMMAND is required (solve, validate, count, enumerate, "
                      "sample, serve, batch, apply, demo; see --help)")
@@ -271,8 +291,11 @@ def run(argv: Sequence[str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``trample`` console script."""
+    argv = sys.argv[1:] if argv is None else argv
+    _read.clear()
+    _options.clear()
     try:
-        return run(sys.argv[1:] if argv is None else argv)
+        return run(argv)
     except _Usage as exc:
         print(f"trample: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -293,12 +316,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: one line and a saved report, never a traceback
-        from trample.solver.api import save_bug_report
+        from trample.solver.api import bug_report_note
 
-        where = save_bug_report("command line", None, {"argv": list(argv or sys.argv[1:])},
-                                exc)
+        note = bug_report_note("command line", {"argv": list(argv), "options": dict(_options),
+                                                "inputs": list(_read)}, exc)
         print(f"trample: internal error: {type(exc).__name__}: {brief_repr(str(exc))}; "
-              f"saved in {where} for a bug report", file=sys.stderr)
+              f"{note}", file=sys.stderr)
         return EXIT_INTERNAL
 
 

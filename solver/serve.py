@@ -1,15 +1,23 @@
 """``trample serve``: the JSON-RPC 2.0 engine of SPEC §6, one request per line.
 
-A bad line never ends the server; end of input (or a closed output pipe) ends it with
-status 0. Methods are the commands of the command line; ``params`` carries ``combat``
-and the options.
+A bad line never ends the server (not even one whose answer runs out of memory); end of
+input (or a closed output pipe) ends it with status 0. Methods are the commands of the
+command line; ``params`` carries ``combat`` and the options.
+
+Every bound is stated here and in the README's limits table: a line of at most
+:data:`MAX_LINE_BYTES`, a batch of at most :data:`MAX_BATCH` requests, a response line
+that ``enumerate`` and ``sample`` keep within :data:`MAX_RESPONSE_BYTES` (the rest comes
+in further pages: ``"next"`` passed back as ``params.after``).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from itertools import islice
 from typing import IO, Any
 
 from trample.models.combat import brief_repr, check_int, field_name
@@ -30,9 +38,38 @@ digits: past Python's default of 4,300, and short of a conversion that takes sec
 SERVE_ENUMERATE_LIMIT = 10_000
 """``enumerate`` answers at most this many assignments unless ``limit`` says otherwise."""
 MAX_ENUMERATE = 100_000
+MAX_ENUMERATE_AFTER = 1_000_000
+"""The furthest ``enumerate`` resumes (``params.after``): skipping is walking, so the
+work of one request stays bounded."""
 MAX_LINE_BYTES = 16 * 2**20
 """The longest request line read; a longer one is skipped unread and answered -32700."""
 MAX_SAMPLES = 100_000
+MAX_BATCH = 1_000
+"""The most requests in one batch; a longer batch is answered -32600 (id null)."""
+MAX_RESPONSE_BYTES = 16 * 2**20
+"""``enumerate`` and ``sample`` stop adding assignments before the response line (a
+batch's line, all its answers together) would pass this many bytes, and answer
+``"complete": false`` with ``"next"``; a page holds at least one assignment."""
+
+REQUEST_MEMBERS = ("jsonrpc", "method", "params", "id")
+
+_budget: ContextVar[int] = ContextVar("trample_serve_budget", default=MAX_RESPONSE_BYTES)
+"""Bytes left for the response line being built (a batch shares one line)."""
+
+
+class Encoded:
+    """JSON text already encoded (a page of assignments), spliced as it is into the
+    response line by :func:`encode`: a page is encoded one assignment at a time as it is
+    found, so that its memory is its bytes, not Python objects for every entry."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def value(self) -> Any:
+        """The decoded value (for Python callers of :func:`handle`)."""
+        return json.loads(self.text)
 
 
 def _params(params: Mapping[str, Any], allowed: set[str]) -> None:
@@ -60,24 +97,63 @@ def _count(p: Mapping[str, Any]) -> Any:
     return api.count(p["combat"], side=p.get("side"))
 
 
+def _page(stream: Iterator[dict[str, Any]], cap: int, after: int) -> dict[str, Any]:
+    """At most ``cap`` assignments of ``stream`` (one more is asked for, to know whether
+    there are more), fewer when the response line would pass its byte budget; ``after``
+    counts the assignments earlier pages gave."""
+    room = _budget.get() - 200  # the envelope around the page: id, complete, next
+    pieces: list[str] = []
+    used = 2
+    complete = True
+    for item in stream:
+        if len(pieces) == cap:
+            complete = False
+            break
+        piece = json.dumps(item["assignment"])
+        if pieces and used + len(piece) + 2 > room:
+            complete = False
+            break
+        pieces.append(piece)
+        used += len(piece) + 2
+    given = len(pieces)
+    page = Encoded("[" + ", ".join(pieces) + "]")
+    del pieces
+    result: dict[str, Any] = {"assignments": page, "complete": complete}
+    if not complete:
+        result["next"] = after + given
+    return result
+
+
+def _after(p: Mapping[str, Any], most: int) -> int:
+    raw = p.get("after")
+    after = 0 if raw is None else check_int(raw, "params.after", minimum=0)
+    if after > most:
+        raise InputError("params.after", f"at most {most:,}")
+    return after
+
+
 def _enumerate(p: Mapping[str, Any]) -> Any:
-    _params(p, {"combat", "side", "limit"})
+    _params(p, {"combat", "side", "limit", "after"})
     raw = p.get("limit")
     cap = SERVE_ENUMERATE_LIMIT if raw is None else check_int(raw, "params.limit", minimum=0)
     if cap > MAX_ENUMERATE:
         raise InputError("params.limit", f"at most {MAX_ENUMERATE} assignments per request")
-    stream = api.enumerate_assignments(p["combat"], side=p.get("side"), limit=cap + 1)
-    found = [a["assignment"] for a in stream]
-    return {"assignments": found[:cap], "complete": len(found) <= cap}
+    after = _after(p, MAX_ENUMERATE_AFTER)
+    stream = api.enumerate_assignments(p["combat"], side=p.get("side"), limit=cap + 1,
+                                       after=after)
+    return _page(stream, cap, after)
 
 
 def _sample(p: Mapping[str, Any]) -> Any:
-    _params(p, {"combat", "side", "n", "seed"})
+    _params(p, {"combat", "side", "n", "seed", "after"})
     n = p.get("n", 1)
     if isinstance(n, int) and not isinstance(n, bool) and n > MAX_SAMPLES:
         raise InputError("params.n", f"at most {MAX_SAMPLES} samples per request")
     draws = api.sample(p["combat"], side=p.get("side"), n=n, seed=p.get("seed"))
-    return {"assignments": [a["assignment"] for a in draws]}
+    after = _after(p, n if isinstance(n, int) else 0)
+    # Draw i depends on the draws before it (one random stream): earlier pages are drawn
+    # again and skipped, at most n draws in all.
+    return _page(islice(draws, after, None), n - after, after)
 
 
 def _apply(p: Mapping[str, Any]) -> Any:
@@ -105,7 +181,7 @@ def _qualify(error: InputError) -> str:
     path = error.path
     if path and not path.startswith("params."):
         if path in ("limit", "n", "seed", "side", "objective", "time_limit", "assignment",
-                    "state", "action", "blockers_objective") \
+                    "state", "action", "blockers_objective", "after") \
                 or path.startswith(("objective[", "assignment[", "assignment.", "state.",
                                     "action.", "blockers_objective[")):
             path = f"params.{path}"
@@ -114,22 +190,67 @@ def _qualify(error: InputError) -> str:
     return f"{path}: {error.reason}" if path else error.reason
 
 
-def handle(request: object) -> dict[str, Any] | None:
-    """The response to one decoded request (None for a notification)."""
+def _valid_id(request_id: object) -> bool:
+    return request_id is None or isinstance(request_id, str) or (
+        isinstance(request_id, int) and not isinstance(request_id, bool)) or (
+        isinstance(request_id, float) and request_id.is_integer())
+
+
+def _invalid(request: object) -> dict[str, Any] | None:
+    """The -32600 answer owed to anything that is not a valid request object (JSON-RPC
+    2.0 §4, §5.1): with the request's id when it has a valid one, else id null. None for
+    a valid request (a notification included)."""
     if not isinstance(request, dict):
-        return _error(INVALID_REQUEST, "a request must be a JSON object")
+        return _error(INVALID_REQUEST, "a request must be a JSON object, not "
+                      f"{brief_repr(request)}")
+    request_id = request.get("id")
+    if not _valid_id(request_id):
+        return _error(INVALID_REQUEST, "id must be a string, an integer or null")
+    if request.get("jsonrpc") != "2.0":
+        return _error(INVALID_REQUEST, 'jsonrpc must be "2.0"', request_id)
+    if not isinstance(request.get("method"), str):
+        return _error(INVALID_REQUEST, "method must be a string", request_id)
+    for key in request:
+        if key not in REQUEST_MEMBERS:
+            return _error(INVALID_REQUEST, f"unknown member {brief_repr(key)} (a request "
+                          "has jsonrpc, method, params, id)", request_id)
+    if "params" in request and not isinstance(request["params"], (dict, list)):
+        return _error(INVALID_REQUEST, "params must be an object (or an array)", request_id)
+    return None
+
+
+def is_notification(request: object) -> bool:
+    """Whether a decoded request is a notification: a valid request without ``id``, owed
+    no response (whatever its method and params)."""
+    return isinstance(request, dict) and "id" not in request and _invalid(request) is None
+
+
+def plain(answer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """An answer with its encoded pages decoded: plain JSON values throughout."""
+    if answer is not None:
+        result = answer.get("result")
+        if isinstance(result, dict) and isinstance(result.get("assignments"), Encoded):
+            answer = {**answer, "result": {**result,
+                                           "assignments": result["assignments"].value()}}
+    return answer
+
+
+def handle(request: object, *, budget: int | None = None) -> dict[str, Any] | None:
+    """The response to one decoded request (None for a notification), as plain JSON
+    values; pages keep their response within ``budget`` bytes (default
+    :data:`MAX_RESPONSE_BYTES`)."""
+    return plain(handle_encoded(request, budget=budget))
+
+
+def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, Any] | None:
+    """:func:`handle`, with a page of assignments left as :class:`Encoded` text for
+    :func:`encode` to splice."""
+    refusal = _invalid(request)
+    if refusal is not None or not isinstance(request, dict):
+        return refusal
     request_id = request.get("id")
     notification = "id" not in request
-    if isinstance(request_id, (dict, list, bool)) or (
-            isinstance(request_id, float) and not request_id.is_integer()):
-        return _error(INVALID_REQUEST, "id must be a string, a number or null")
-    if request.get("jsonrpc") != "2.0":
-        return None if notification else _error(INVALID_REQUEST, 'jsonrpc must be "2.0"',
-                                                request_id)
-    method = request.get("method")
-    if not isinstance(method, str):
-        return None if notification else _error(INVALID_REQUEST, "method must be a string",
-                                                request_id)
+    method = request["method"]
     params = request.get("params", {})
     if method not in METHODS:
         return None if notification else _error(
@@ -137,8 +258,12 @@ def handle(request: object) -> dict[str, Any] | None:
             f"{', '.join(METHODS)})",
             request_id)
     if not isinstance(params, dict):
-        return None if notification else _error(INVALID_PARAMS, "params must be an object",
-                                                request_id)
+        return None if notification else _error(
+            INVALID_PARAMS, "params must be an object with named parameters (combat, ...), "
+            "not an array", request_id)
+    out_of_memory = False
+    room = MAX_RESPONSE_BYTES if budget is None else budget
+    token = _budget.set(room - len(json.dumps(request_id)))  # the id is echoed
     try:
         result = METHODS[method](params)
     except CountOutOfReach as exc:
@@ -149,12 +274,27 @@ def handle(request: object) -> dict[str, Any] | None:
         response = _error(INTERNAL_ERROR, str(exc), request_id)
     except TrampleError as exc:
         response = _error(INVALID_PARAMS, str(exc), request_id)
+    except MemoryError:
+        out_of_memory = True  # answered below, once the frames holding the memory are gone
     except Exception as exc:  # a bug: answer it rather than end the server (SPEC §6)
-        what = f"{type(exc).__name__}: {exc}"
-        response = _error(INTERNAL_ERROR, f"internal error: {what[:500]}", request_id)
+        response = _error(INTERNAL_ERROR, _bug(exc, request), request_id)
     else:
         response = {"jsonrpc": "2.0", "result": result, "id": request_id}
+    finally:
+        _budget.reset(token)
+    if out_of_memory:
+        response = _error(INTERNAL_ERROR, OUT_OF_MEMORY, request_id)
     return None if notification else response
+
+
+OUT_OF_MEMORY = "out of memory answering this request; the server goes on"
+
+
+def _bug(exc: BaseException, request: object) -> str:
+    """The message of an unexpected exception, after saving the request for a report."""
+    what = f"{type(exc).__name__}: {exc}"[:500]
+    saved = api.report_bug("serve", request, exc)
+    return f"internal error: {what}; {saved}"
 
 
 def _reject_constant(name: str) -> Any:
@@ -166,30 +306,69 @@ def decode(line: str) -> Any:
     return json.loads(line, parse_constant=_reject_constant)
 
 
+def _dumps(obj: Any) -> str:
+    """json.dumps, with :class:`Encoded` text spliced in where it stands."""
+    spliced: dict[str, str] = {}
+    nonce = secrets.token_hex(8)
+
+    def mark(value: object) -> str:
+        if not isinstance(value, Encoded):
+            raise TypeError(f"{type(value).__name__} is not JSON serializable")
+        key = f"\x00{nonce}:{len(spliced)}"
+        spliced[json.dumps(key)] = value.text
+        return key
+
+    text = json.dumps(obj, default=mark)
+    for key, value in spliced.items():
+        text = text.replace(key, value, 1)
+    return text
+
+
 def encode(obj: Any) -> str:
     """One JSON line; integers (counts) in full up to :data:`MAX_ANSWER_DIGITS` digits, past
     Python's 4,300-digit default for int-to-text conversion. ValueError beyond."""
     try:
-        return json.dumps(obj)
+        return _dumps(obj)
     except ValueError:
         limit = sys.get_int_max_str_digits()
         if limit == 0 or limit >= MAX_ANSWER_DIGITS:
             raise
     sys.set_int_max_str_digits(MAX_ANSWER_DIGITS)  # for this answer only (never for input)
     try:
-        return json.dumps(obj)
+        return _dumps(obj)
     finally:
         sys.set_int_max_str_digits(limit)
 
 
 def encode_answer(answer: dict[str, Any]) -> str:
-    """A response as one line: :func:`encode`, or an error for an over-long integer."""
+    """A response as one line: :func:`encode`, or an error for an over-long integer or
+    for running out of memory."""
+    rid = answer.get("id")
     try:
         return encode(answer)
     except ValueError:
         return encode(_error(INVALID_PARAMS, "the answer holds an integer of more than "
                              f"{MAX_ANSWER_DIGITS:,} digits: refused rather than written out",
-                             answer.get("id")))
+                             rid))
+    except MemoryError:
+        pass
+    return encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY, rid))
+
+
+def _batch(requests: list[Any]) -> str | None:
+    if not requests:
+        return encode(_error(INVALID_REQUEST, "an empty batch is not a request"))
+    if len(requests) > MAX_BATCH:
+        return encode(_error(INVALID_REQUEST, f"a batch of {len(requests):,} requests: at "
+                             f"most {MAX_BATCH:,} in one batch"))
+    answers: list[str] = []
+    left = MAX_RESPONSE_BYTES
+    for request in requests:
+        answer = handle_encoded(request, budget=left)
+        if answer is not None:
+            answers.append(encode_answer(answer))
+            left -= len(answers[-1]) + 2
+    return f"[{', '.join(answers)}]" if answers else None
 
 
 def respond(line: str | bytes) -> str | None:
@@ -203,13 +382,91 @@ def respond(line: str | bytes) -> str | None:
         request = decode(line)
     except (ValueError, RecursionError) as exc:
         return json.dumps(_error(PARSE_ERROR, f"parse error: {exc}"))
+    except MemoryError:
+        request = MemoryError  # answered below, once the partial value is gone
+    if request is MemoryError:
+        return encode(_error(INTERNAL_ERROR, "out of memory reading this line; the server "
+                             "goes on"))
     if isinstance(request, list):
-        if not request:
-            return json.dumps(_error(INVALID_REQUEST, "an empty batch is not a request"))
-        answers = [encode_answer(a) for a in (handle(r) for r in request) if a is not None]
-        return f"[{', '.join(answers)}]" if answers else None
-    answer = handle(request)
+        return _batch(request)
+    answer = handle_encoded(request)
     return None if answer is None else encode_answer(answer)
+
+
+def _respond_safely(line: str | bytes) -> str | None:
+    """:func:`respond`, and -32603 (id null) whatever goes wrong: memory running out
+    while a batch's line is joined, or a bug (saved for a report)."""
+    failure: Exception | None = None
+    try:
+        return respond(line)
+    except MemoryError:
+        pass
+    except Exception as exc:  # a bug: answer it rather than end the server
+        failure = exc
+    if failure is None:
+        return encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY))
+    return encode(_error(INTERNAL_ERROR, _bug(failure, _line_text(line))))
+
+
+def _line_text(line: str | bytes) -> str:
+    return line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+
+
+def _write(sink: IO[str], answer: str) -> None:
+    try:
+        sink.write(answer)
+    except MemoryError:  # encoding the line for the pipe: nothing of it was written
+        answer = encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY + " (writing the answer)"))
+        sink.write(answer)
+    sink.write("\n")
+    sink.flush()
+
+
+READ_CHUNK = 2**20
+"""A line is read in pieces of at most this many bytes, so that running out of memory
+while reading it leaves the input at a known place (the rest of that line is skipped)."""
+
+
+def read_line(source: IO[Any]) -> tuple[Any, str | None]:
+    """The next line and None; ``("", None)`` at the end of input; or ``(None, why)`` for a
+    line refused (longer than :data:`MAX_LINE_BYTES`, or memory ran out reading it), the
+    rest of which is skipped unread."""
+    pieces: list[Any] = []
+    size = 0
+    why: str | None = None
+    chunk = READ_CHUNK
+    failures = 0
+    while True:
+        try:
+            piece = source.readline(chunk)
+        except MemoryError:
+            pieces = []
+            why = why or "out of memory reading this line; the server goes on"
+            chunk, failures = 4096, failures + 1
+            if failures > 100:
+                raise
+            continue
+        failures = 0
+        if not piece:
+            break
+        ends = piece[-1:] in (b"\n", "\n")
+        size += len(piece) - ends
+        if why is None and size > MAX_LINE_BYTES:
+            pieces = []
+            why = f"line longer than {MAX_LINE_BYTES:,} bytes: refused unread"
+        elif why is None:
+            pieces.append(piece)
+        if ends:
+            break
+    if why is not None:
+        return None, why
+    if len(pieces) < 2:
+        return (pieces[0] if pieces else ""), None
+    try:
+        return pieces[0][:0].join(pieces), None
+    except MemoryError:
+        pass
+    return None, "out of memory reading this line; the server goes on"
 
 
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
@@ -221,27 +478,23 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
     try:
-        while line := source.readline(MAX_LINE_BYTES + 1):
-            if len(line) > MAX_LINE_BYTES and line[-1:] not in (b"\n", "\n"):
-                while rest := source.readline(MAX_LINE_BYTES):  # skip the rest unread
-                    if rest[-1:] in (b"\n", "\n"):
-                        break
-                refusal = encode(_error(PARSE_ERROR, f"line longer than {MAX_LINE_BYTES:,} "
-                                        "bytes: refused unread"))
-                sink.write(refusal + "\n")
-                sink.flush()
+        while True:
+            line, why = read_line(source)
+            if why is not None:
+                code = INTERNAL_ERROR if why.startswith("out of memory") else PARSE_ERROR
+                _write(sink, encode(_error(code, why)))
                 continue
+            if not line:
+                break
             if not line.strip():
                 continue
             with api.timed_request():  # a solve's time limit counts from the line read
-                answer = respond(line)
+                answer = _respond_safely(line)
+            del line
             if answer is not None:
-                sink.write(answer + "\n")
-                sink.flush()
+                _write(sink, answer)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 0
     return 0
-
-

@@ -2,8 +2,11 @@
 example combats that several test modules share."""
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -33,3 +36,14 @@ def shared_blockers_combat() -> dict[str, Any]:
                    "blocking": attackers} for j in range(5)]
     return {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
             "creatures": creatures}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_bug_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Bug reports the tests provoke go to a folder of the test run, not the user's cache
+    (subprocesses inherit it)."""
+    folder = tmp_path_factory.mktemp("bugs")
+    folder.chmod(0o700)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRAMPLE_BUG_DIR", str(folder))
+        yield

@@ -71,7 +71,7 @@ def mixed_lines() -> list[str]:
         json.dumps({**SPEC_EXAMPLE, "side": "blockers"}),
         json.dumps(bad_combat),
         json.dumps({**SPEC_EXAMPLE, "toughnes": 3}),
-        json.dumps({"players": []}),  # no creatures: not a document; no id: a notification
+        json.dumps({"players": []}),  # no creatures: not a document; not a request: -32600
         *(json.dumps(tiny(1 + i % 3, i)) for i in range(20)),
         *(rpc("solve", {"combat": tiny(1 + i % 3, i)}, 100 + i) for i in range(20)),
     ]
@@ -139,7 +139,8 @@ def test_batch_answers_exactly_as_serve(mixed: tuple[Path, list[str]]) -> None:
     bare = lines.index(json.dumps(SPEC_EXAMPLE))
     assert decoded[bare]["id"] == bare + 1 and decoded[bare]["result"]["status"] == "optimal"
     assert decoded[bare + 2]["error"]["message"].startswith("params.combat.creatures[0]")
-    assert decoded[bare + 4] is None
+    assert decoded[bare + 4]["error"]["code"] == serve.INVALID_REQUEST
+    assert decoded[bare + 4]["id"] is None
 
 
 def test_stdin_stdout_and_solve_many_agree(mixed: tuple[Path, list[str]]) -> None:

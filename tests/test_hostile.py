@@ -371,8 +371,11 @@ def test_serve_answers_an_internal_error_and_keeps_serving(
     out = io.StringIO()
     assert engine.serve(io.StringIO("\n".join(lines) + "\n"), out) == 0
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
-    assert first == {"jsonrpc": "2.0", "id": 1, "error": {
-        "code": -32603, "message": "internal error: KeyError: 'boom'"}}
+    assert first["id"] == 1 and first["error"]["code"] == -32603
+    message = first["error"]["message"]
+    assert message.startswith("internal error: KeyError: 'boom'; the request is saved in ")
+    saved = Path(message.split(" is saved in ")[1].split(" for a bug report")[0])
+    assert json.loads(saved.read_text())["request"] == json.loads(lines[0])
     assert second["id"] == 2 and second["error"]["code"] == -32601
 
 
@@ -460,7 +463,7 @@ def test_respond_always_answers_one_json_line(value: Any, method: str, rid: Any)
                     {"jsonrpc": "2.0", "method": method, "params": {"combat": value}, "id": rid}):
         answer = engine.respond(json.dumps(request))
         items = request if isinstance(request, list) and request else [request]
-        if all(isinstance(r, dict) and "id" not in r for r in items):
+        if all(engine.is_notification(r) for r in items):
             assert answer is None or "NaN" in json.dumps(request) or \
                 "Infinity" in json.dumps(request)
             continue

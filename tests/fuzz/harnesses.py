@@ -269,9 +269,10 @@ def _reproduce(request: Any) -> None:
 
 
 def _owed(request: Any) -> list[Any]:
-    """The requests of a request or batch that are owed a response (not notifications)."""
+    """The requests of a request or batch that are owed a response (not notifications;
+    anything that is not a valid request is owed a -32600)."""
     items = request if isinstance(request, list) else [request]
-    return [r for r in items if not (isinstance(r, dict) and "id" not in r)]
+    return [r for r in items if not serve.is_notification(r)]
 
 
 def respond_one(line: str, request: Any = _UNKNOWN) -> None:
