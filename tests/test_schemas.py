@@ -194,6 +194,9 @@ def test_serve_params_and_limits_are_the_servers() -> None:
     d = definition("serve-request", "$defs")
     assert d["enumerate"]["properties"]["limit"]["anyOf"][0]["maximum"] == serve.MAX_ENUMERATE
     assert d["sample"]["properties"]["n"]["maximum"] == serve.MAX_SAMPLES
+    assert (d["enumerate"]["properties"]["after"]["anyOf"][0]["maximum"]
+            == serve.MAX_ENUMERATE_AFTER)
+    assert schemas()["serve-request"]["oneOf"][1]["maxItems"] == serve.MAX_BATCH
     codes = definition("serve-response", "$defs", "error", "properties", "code")["enum"]
     assert codes == [serve.PARSE_ERROR, serve.INVALID_REQUEST, serve.METHOD_NOT_FOUND,
                      serve.INVALID_PARAMS, serve.INTERNAL_ERROR]
