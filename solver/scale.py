@@ -67,8 +67,6 @@ NOTHING_OWED = "null"
 CHUNK_BYTES = 16 * 2**20
 """A chunk of input lines closes once it holds this many bytes, whatever its line count,
 so that long lines do not multiply the memory in flight by the chunk size."""
-SKIP_BLOCK = 2**20
-"""The rest of an over-long line is skipped in reads of at most this many bytes."""
 
 
 class BatchError(TrampleError):
@@ -115,20 +113,12 @@ def answer(item: object, number: int) -> dict[str, Any] | None:
         return _internal(exc, request)
 
 
-def _too_long() -> str:
-    # serve's answer to a line longer than MAX_LINE_BYTES, which it skips unread.
-    return serve.encode({"jsonrpc": "2.0", "error": {
-        "code": serve.PARSE_ERROR,
-        "message": f"line longer than {serve.MAX_LINE_BYTES:,} bytes: refused unread"},
-        "id": None})
-
-
 def answer_line(line: bytes | str | None, number: int) -> str:
     """The output line (without its newline) for input line ``number`` (from 1): exactly
     ``serve``'s response line, ``null`` when ``serve`` owes none. ``None`` stands for a
     line longer than ``serve.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
     if line is None:
-        return _too_long()
+        return serve.refusal(serve.TOO_LONG)
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError:
@@ -153,17 +143,16 @@ def answer_line(line: bytes | str | None, number: int) -> str:
     return NOTHING_OWED if found is None else found
 
 
-def read_lines(stream: IO[bytes], limit: int | None = None) -> Iterator[bytes | None]:
-    """The lines of ``stream`` (``\\n`` kept), none read whole past ``limit`` bytes
-    (default ``serve.MAX_LINE_BYTES``): a longer line is skipped unread and stands as
-    ``None``, so that memory stays bounded whatever a line's length, as in ``serve``."""
-    limit = serve.MAX_LINE_BYTES if limit is None else limit
-    while line := stream.readline(limit + 1):
-        if len(line) > limit and line[-1:] != b"\n":
-            while rest := stream.readline(SKIP_BLOCK):
-                if rest[-1:] == b"\n":
-                    break
+def read_lines(stream: IO[bytes]) -> Iterator[bytes | None]:
+    """The lines of ``stream`` (``\\n`` kept), read as ``serve`` reads them (none whole past
+    ``serve.MAX_LINE_BYTES``): a line it refuses is skipped unread and stands as ``None``,
+    so that memory stays bounded whatever a line's length."""
+    while True:
+        line, why = serve.read_line(stream)
+        if why is not None:
             yield None
+        elif not line:
+            return
         else:
             yield line
 

@@ -43,6 +43,7 @@ MAX_ENUMERATE_AFTER = 1_000_000
 work of one request stays bounded."""
 MAX_LINE_BYTES = 16 * 2**20
 """The longest request line read; a longer one is skipped unread and answered -32700."""
+TOO_LONG = f"line longer than {MAX_LINE_BYTES:,} bytes: refused unread"
 MAX_SAMPLES = 100_000
 MAX_BATCH = 1_000
 """The most requests in one batch; a longer batch is answered -32600 (id null)."""
@@ -453,7 +454,7 @@ def read_line(source: IO[Any]) -> tuple[Any, str | None]:
         size += len(piece) - ends
         if why is None and size > MAX_LINE_BYTES:
             pieces = []
-            why = f"line longer than {MAX_LINE_BYTES:,} bytes: refused unread"
+            why = TOO_LONG
         elif why is None:
             pieces.append(piece)
         if ends:
@@ -469,6 +470,13 @@ def read_line(source: IO[Any]) -> tuple[Any, str | None]:
     return None, "out of memory reading this line; the server goes on"
 
 
+def refusal(why: str) -> str:
+    """The answer line to a line :func:`read_line` refused (``why``): -32700 for a line
+    too long, -32603 when memory ran out reading it; ``id`` null, since it was not read."""
+    code = INTERNAL_ERROR if why.startswith("out of memory") else PARSE_ERROR
+    return encode(_error(code, why))
+
+
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer requests line by line until end of input; the exit status.
 
@@ -481,8 +489,7 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
         while True:
             line, why = read_line(source)
             if why is not None:
-                code = INTERNAL_ERROR if why.startswith("out of memory") else PARSE_ERROR
-                _write(sink, encode(_error(code, why)))
+                _write(sink, refusal(why))
                 continue
             if not line:
                 break
