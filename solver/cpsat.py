@@ -140,20 +140,20 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     :class:`InternalError` (the caller saves the request for a bug report).
     """
     started = time.monotonic()
-    combat = space.combat
     model = _Model()
 
     # Variables: the amount each source assigns to each of its recipients.
     x: dict[tuple[str, str], cp_model.IntVar] = {}
     into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
+    deathtouch = space.deathtouch_pairs
     by_id = {s.id: s for s in sources}
     for s in sources:
         for r in s.recipients:
             var = model.new_int_var(0, s.power, f"{s.id}->{r.id}")
             x[(s.id, r.id)] = var
             into.setdefault(r.id, []).append(var)
-            if s.deathtouch and r.kind == "creature":
+            if (s.id, r.id) in deathtouch:
                 deathtouch_into.setdefault(r.id, []).append(var)
 
     # 510.1a: a creature that assigns combat damage assigns all of it.
@@ -197,7 +197,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if creature in lethal:
             return lethal[creature]
         both = creature in exact
-        reached = at_least(creature, space.combat.creature(creature).lethal_need, both)
+        reached = at_least(creature, space.thresholds[creature], both)
         touches: list[cp_model.IntVar] = []
         for var in deathtouch_into.get(creature, []):
             t = model.new_bool_var(f"deathtouch[{var.name}]")
@@ -218,21 +218,17 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         return lit
 
     # 702.19b-e: a gated recipient gets damage only once its blockers are lethally assigned
-    # and, for trample over planeswalkers, the planeswalker is loyalty-assigned.
+    # and, for trample over planeswalkers, the planeswalker is loyalty-assigned (the
+    # conditions are the legal space's).
+    conditions = space.conditions
     for s in sources:
         for r in s.recipients:
             if not r.gated:
                 continue
             var = x[(s.id, r.id)]
-            for wall in r.requires_lethal:
-                lit = lethally_assigned(wall)
-                if lit is False:
-                    model.add(var == 0)
-                elif lit is not True:
-                    model.add(var == 0).only_enforce_if(~lit)
-            if r.requires_loyalty is not None:
-                walker = r.requires_loyalty
-                lit = at_least(walker, combat.planeswalker(walker).loyalty)
+            for condition in conditions[r]:
+                lit = (lethally_assigned(condition.item) if condition.kind == "lethal"
+                       else at_least(condition.item, condition.threshold))
                 if lit is False:
                     model.add(var == 0)
                 elif lit is not True:
