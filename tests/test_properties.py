@@ -78,7 +78,11 @@ def test_validate_agrees_with_brute_force(data: st.DataObject, side: str) -> Non
         assert v["rule"] and v["message"] and v["source"]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# A statistical test fails now and then on a uniform sampler (p < 1e-4 once in 10,000
+# combats): the same examples every run (derandomize) and fixed seeds make its verdict
+# the same on every run, so that it fails only when the sampler changes.
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(doc=COMBATS, side=SIDES)
 def test_sample_is_uniform(doc: dict, side: str) -> None:
     legal = brute.legal_assignments(doc, side)
