@@ -564,6 +564,7 @@ def test_serve_refuses_deep_nesting_and_bad_bytes_and_goes_on() -> None:
 # -- the fuzzers, briefly ------------------------------------------------------------------
 
 FUZZ_SECONDS = 3
+FUZZ_TARGETS = ("parser", "validator", "serve", "solve", "game")
 
 
 Runs = dict[str, subprocess.CompletedProcess[str]]
@@ -580,7 +581,7 @@ def fuzz_runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
         [sys.executable, "-m", "tests.fuzz.run", "--target", target, "--seconds",
          str(FUZZ_SECONDS), "--work", str(work / target), "--timeout", "30"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for target in ("parser", "validator", "serve", "solve")}
+        for target in FUZZ_TARGETS}
     out = {}
     for target, proc in procs.items():
         stdout, _ = proc.communicate(timeout=180)
@@ -588,7 +589,7 @@ def fuzz_runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     return out
 
 
-@pytest.mark.parametrize("target", ["parser", "validator", "serve", "solve"])
+@pytest.mark.parametrize("target", FUZZ_TARGETS)
 def test_fuzz_target_runs_clean(fuzz_runs: Runs, target: str) -> None:
     result = fuzz_runs[target]
     assert result.returncode == 0, result.stdout[-4000:]

@@ -348,9 +348,112 @@ def serve_one_input(data: bytes) -> None:
     respond_one(line, request)
 
 
+# -- game states and actions ---------------------------------------------------------------
+
+ACTION_NAMES = ("transform", "convert", "turn_face_up", "turn_face_down", "mill",
+                "create_token", "put_onto_battlefield", "add_counters", "add_lore_counter",
+                "begin_precombat_main", "resolve_trigger", "resolve_chapter",
+                "activate_transform", "orochi_attack_trigger", "declare_combat",
+                "deal_combat_damage", "combat_damage_step", "combat_damage", "destroy",
+                "grant_keyword", "begin_turn", "end_combat")
+CARD_NAMES = ("Grizzly Bears", "Fencing Ace", "Hidetsugu Consumes All // Vessel of the "
+              "All-Consuming", "Teachings of the Kirin // Kirin-Touched Orochi")
+_BASES: list[dict[str, Any]] = []
+
+
+def _base_states() -> list[dict[str, Any]]:
+    """Game states to start from: the Teachings example and a combat in progress."""
+    if not _BASES:
+        from trample.models.cards import get_card
+        from trample.models.combat_steps import declare_combat
+        from trample.models.game import enter_card, new_game
+        from trample.models.state_json import state_to_json
+
+        _BASES.append(json.loads((TESTS / "data" / "teachings_state.json").read_text()))
+        state = new_game(("ap", "dp"))
+        made = []
+        for card, controller, face in ((CARD_NAMES[2], "ap", "back"),
+                                       ("Fencing Ace", "ap", "front"),
+                                       ("Grizzly Bears", "dp", "front")):
+            state, oid, _ = enter_card(state, get_card(card), controller, face=face)
+            made.append(oid)
+        state, _ = declare_combat(state, {made[0]: "dp", made[1]: "dp"},
+                                  {made[2]: [made[0]]})
+        _BASES.append(state_to_json(state))
+    return _BASES
+
+
+def _action(d: Draw, state: dict[str, Any]) -> dict[str, Any]:
+    """A mostly well-formed action on ``state``: ids of its objects and players."""
+    ids = [p["id"] for p in state.get("battlefield", [])] + ["o999", "dp", "ap", ""]
+    players = [p["id"] for p in state.get("players", [])] + ["nobody"]
+    action: dict[str, Any] = {"action": d.pick(ACTION_NAMES)}
+    for key in ("object", "target", "counter_target"):
+        if d.one_in(2):
+            action[key] = d.pick(ids)
+    if d.one_in(3):
+        action["player"] = d.pick(players)
+    if d.one_in(3):
+        action["count"] = d.pick((0, 1, 3, 60, -1, 2**40, 2**41))
+    if d.one_in(3):
+        action["amount"] = d.pick((0, 1, 2, 2**40, -3))
+    if d.one_in(4):
+        action["kind"] = d.pick(("+1/+1", "-1/-1", "lore", "loyalty", "x" * 300))
+    if d.one_in(4):
+        action["card"] = d.pick(CARD_NAMES)
+    if d.one_in(4):
+        action["step"] = d.pick(("first_strike", "regular", "third"))
+    if d.one_in(3):
+        action["assignment"] = [{"source": d.pick(ids), "target": d.pick(ids + players),
+                                 "amount": d.pick((0, 1, 2, 3, 10, 2**40))}
+                                for _ in range(d.int(0, 4))]
+    if d.one_in(5):
+        attackers = [i for i in ids if i.startswith("o")]
+        action["attacks"] = {d.pick(attackers): d.pick(players)} if attackers else {}
+        action["blocks"] = {d.pick(ids): [d.pick(ids)]} if d.one_in(2) else {}
+    return action
+
+
+def apply_one(state: Any, action: Any) -> None:
+    """``trample apply``: a new state that trample reads back (it never refuses its own
+    output), or a refusal naming a field of the request (``state.``, ``action``)."""
+    from trample.models.state_json import state_from_json
+    from trample.solver.game_loop import apply
+
+    try:
+        answer = apply(state, action, time_limit=2)
+    except TrampleError as exc:
+        check_input_error(exc)
+        if isinstance(exc, InputError) and not exc.path.startswith(("state", "action")):
+            raise Crash(f"a refusal naming no field of the request: {exc}") from exc
+        return
+    written = json.dumps(answer)  # plain JSON, whatever the numbers
+    try:
+        state_from_json(json.loads(written)["state"], "state")
+    except TrampleError as exc:
+        raise Crash(f"trample refuses its own output: {exc}") from exc
+
+
+def game_one_input(data: bytes) -> None:
+    """Target ``game``: ``{"state", "action"}`` as JSON; or a fuzzed action on one of the
+    base states; or a base state with defects and an action."""
+    doc = _json_or_none(data)
+    if isinstance(doc, dict) and "state" in doc:
+        apply_one(doc.get("state"), doc.get("action"))
+        return
+    d = Draw(atheris.FuzzedDataProvider(data))
+    state = json.loads(json.dumps(d.pick(_base_states())))
+    action = _action(d, state)
+    if d.one_in(3):
+        state = shapes.broken(d, state, python=True)
+    apply_one(state, action)
+
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "parser": parser_one_input,
     "validator": validator_one_input,
     "serve": serve_one_input,
     "solve": solve_one_input,
+    "game": game_one_input,
 }
