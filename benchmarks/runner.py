@@ -233,15 +233,15 @@ def census_methods(doc: Document, assignment: list[dict[str, Any]], cfg: Config,
     out = []
     progress("count")
 
-    def count() -> str:
+    def count() -> int | None:
         try:
-            return str(api.count(doc)["count"])
+            return int(api.count(doc)["count"])
         except CountOutOfReach:
-            return ""
+            return None
     times, counted, peak = measure(count, cfg.repeat, cfg.repeat_budget)
-    digits = f"~1e{len(counted) - 1}" if len(counted) > 12 else f"{int(counted or 0):,}"
-    out.append(MethodResult("count", times, "exact" if counted else "out_of_reach",
-                            note=f"{digits} legal assignments" if counted else "",
+    out.append(MethodResult("count", times, "exact" if counted is not None else "out_of_reach",
+                            note=f"{baselines.digits(counted)} legal assignments"
+                            if counted is not None else "",
                             peak_memory=peak))
     progress("sample")
     draws = SAMPLE_DRAWS if not cfg.quick else 10
