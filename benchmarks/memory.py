@@ -6,7 +6,10 @@ before a call the mark is reset and the resident set read, and after it the mark
 again: the difference is the most resident memory the call added at any moment, native
 allocations included (CP-SAT's and HiGHS's C++ heaps, NumPy arrays, every thread), which
 ``tracemalloc`` would miss (it sees Python's allocator only, and slows the code it
-watches). It runs in the same process as the timing, with no extra runs.
+watches). It runs in the same process as the timing, with no extra runs. Memory an
+earlier call freed may still be resident (the C allocator keeps it for reuse), and a
+call reusing it would show no growth: so the garbage collector runs and glibc's
+``malloc_trim`` hands the free pages back to the system before each measurement.
 
 Where the mark cannot be reset (not Linux, or ``/proc`` read-only), ``ru_maxrss`` is
 used instead: the process's peak since it started, so the difference shows only what a
@@ -15,6 +18,9 @@ call adds above every earlier peak, a lower bound; :data:`METHOD` says which was
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 import resource
 import sys
 from collections.abc import Callable
@@ -51,6 +57,18 @@ METHOD = ("peak resident set (VmHWM) of the benchmark process during the call, r
           "bound, as the peak is not reset between calls")
 
 
+def _trimmer() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim  # glibc only
+    except (OSError, AttributeError, TypeError):
+        return None
+    return trim
+
+
+_TRIM = _trimmer()
+
+
 def _maxrss_kib() -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak // 1024 if sys.platform == "darwin" else peak  # bytes on macOS
@@ -58,6 +76,9 @@ def _maxrss_kib() -> int:
 
 def start() -> int:
     """Begin a measurement; the resident set (KiB) it is measured from."""
+    gc.collect()
+    if _TRIM is not None:
+        _TRIM(0)
     if RESETTABLE:
         with open("/proc/self/clear_refs", "w", encoding="ascii") as f:
             f.write("5")
