@@ -27,8 +27,8 @@ except ImportError as exc:  # the bench extra, or part of it, is missing
         sys.exit(2)
     raise
 
-QUICK = {"repeat": 1, "time_limit": 2.0, "trample_time_limit": 10.0, "tiny_solves": 300,
-         "serve_requests": 50, "tiny_pool": 30}
+QUICK = {"repeat": 1, "repeat_budget": 2.0, "time_limit": 2.0, "trample_time_limit": 10.0,
+         "tiny_solves": 300, "serve_requests": 50, "tiny_pool": 30}
 
 
 def _families(values: list[str] | None, parser: argparse.ArgumentParser) -> tuple[str, ...]:
@@ -74,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="trample against greedy, a monolithic CP-SAT model, a MILP and brute "
-                    "force on generated combats.",
+        description="trample against the same whole-combat model in HiGHS (MILP) and in "
+                    "CP-SAT, greedy and brute force on generated combats: times, peak "
+                    "memory, growth exponents.",
         epilog="families: " + "; ".join(f"{f.name}: {f.size_meaning}"
                                         for f in FAMILIES.values()))
     parser.add_argument("--family", action="append",
@@ -93,7 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "committed results are replaced only with --out "
                              "benchmarks/results)")
     parser.add_argument("--time-limit", type=float,
-                        help="seconds per baseline solve (default 30, 2 with --quick)")
+                        help="seconds per baseline solve; a baseline stopped by it is "
+                        "reported as '> limit' (default 60, 2 with --quick)")
+    parser.add_argument("--repeat-budget", type=float,
+                        help="a method's runs stop once they took this many seconds in all "
+                             "(default 10, 2 with --quick)")
     parser.add_argument("--trample-time-limit", type=float,
                         help="trample's own time limit (default 60, 10 with --quick)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the generators")
@@ -119,6 +124,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.time_limit <= 0:
             parser.error("--time-limit must be positive")
         cfg.time_limit = args.time_limit
+    if args.repeat_budget is not None:
+        if args.repeat_budget <= 0:
+            parser.error("--repeat-budget must be positive")
+        cfg.repeat_budget = args.repeat_budget
     if args.trample_time_limit is not None:
         if args.trample_time_limit <= 0:
             parser.error("--trample-time-limit must be positive")

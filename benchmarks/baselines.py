@@ -409,11 +409,19 @@ def brute_force(space: LegalSpace, terms: Sequence[str]) -> Outcome:
         return Outcome("skipped", None, note="count out of reach")
     total = census.count()
     if total > BRUTE_LIMIT:
-        return Outcome("skipped", None, note=f"{_digits(total)} legal assignments")
+        return Outcome("skipped", None, note=f"{digits(total)} legal assignments")
     best = best_of(space, census.enumerate(), terms)
     return Outcome("optimal", best, extra={"assignments": total})
 
 
-def _digits(n: int) -> str:
-    text = str(n)
-    return f"{n:,}" if len(text) <= 12 else f"~1e{len(text) - 1}"
+def digits(n: int) -> str:
+    """A count for people: 1,234 or ~1e2500 (without converting huge integers to text)."""
+    if n < 10**12:
+        return f"{n:,}"
+    # No str(n): Python refuses to convert integers of more than 4,300 digits.
+    exponent = int((n.bit_length() - 1) * math.log10(2))
+    while 10 ** (exponent + 1) <= n:
+        exponent += 1
+    while 10**exponent > n:
+        exponent -= 1
+    return f"~1e{exponent}"

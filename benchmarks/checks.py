@@ -42,6 +42,8 @@ class MethodResult:
     note: str = ""
     ratio: float | None = None
     """Median time over trample's median time on the same instance, same run."""
+    peak_memory: int | None = None
+    """The most resident memory one run added, in bytes (benchmarks.memory)."""
     extra: dict[str, object] = field(default_factory=dict)
 
     @property

@@ -13,6 +13,11 @@ arguments give the same document. The families:
   kinds, so many are interchangeable;
 - :func:`planeswalker_pileup`: attackers on a few planeswalkers (one removed from combat),
   many with trample over planeswalkers, blocked and unblocked;
+- :func:`wide_gang`: one trampler of power 3n blocked by ``n`` creatures of toughness
+  1 to 6 and values 1 to 9, every blocker worth killing and the knapsack tight;
+- :func:`split_ranks`: pairs of tramplers, each pair attacking a different defending
+  player, each attacker with its own wall of blockers (many small independent parts
+  meeting only at the players' life);
 - :func:`tiny`: one attacker and one to three blockers.
 """
 
@@ -68,6 +73,42 @@ def gang_block(n: int, seed: int) -> Document:
     return {"format": "combat/1", "active_player": ACTIVE,
             "players": [_player(ACTIVE), _player("dp", life)],
             "creatures": creatures, "step": "regular"}
+
+
+def wide_gang(n: int, seed: int) -> Document:
+    """One trampler of power 3n attacking ``dp``, blocked by ``n`` creatures of toughness
+    1 to 6 (no damage marked) and values 1 to 9: killing every blocker costs about 3.5n,
+    more than the power, so the best set of kills is a real knapsack."""
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = [
+        {"id": "a0", "controller": ACTIVE, "power": 3 * n, "toughness": 5,
+         "attacking": "dp", "keywords": ["Trample"], "value": 5}]
+    creatures += [{"id": f"b{i}", "controller": "dp", "power": rng.randint(0, 4),
+                   "toughness": rng.randint(1, 6), "value": rng.randint(1, 9),
+                   "blocking": ["a0"]} for i in range(n)]
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", rng.randint(5, 40))],
+            "creatures": creatures, "step": "regular"}
+
+
+def split_ranks(attackers: int, seed: int) -> Document:
+    """``attackers`` tramplers (power 4 to 20, a quarter with deathtouch) split among
+    ``attackers // 2`` defending players of low life; each is blocked by its own two to six
+    creatures (toughness 1 to 8, some damage marked, a few indestructible)."""
+    rng = random.Random(seed)
+    defenders = [f"d{k}" for k in range(max(1, attackers // 2))]
+    creatures: list[dict[str, Any]] = []
+    blockers: list[dict[str, Any]] = []
+    for i in range(attackers):
+        target = defenders[i % len(defenders)]
+        keywords = ["Trample", "Deathtouch"] if rng.random() < 0.25 else ["Trample"]
+        creatures.append(_attacker(rng, f"a{i}", target, rng.randint(4, 20), keywords))
+        for _ in range(rng.randint(2, 6)):
+            blockers.append(_blocker(rng, f"b{len(blockers)}", target, [f"a{i}"],
+                                     toughness=(1, 8)))
+    players = [_player(ACTIVE), *(_player(d, rng.randint(1, 12)) for d in defenders)]
+    return {"format": "combat/1", "active_player": ACTIVE, "players": players,
+            "creatures": creatures + blockers, "step": "regular"}
 
 
 def token_army(attackers: int, blockers: int, seed: int) -> Document:

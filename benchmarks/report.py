@@ -9,13 +9,13 @@ from typing import Any
 
 from benchmarks.runner import FAMILIES
 
-SOLVERS = ("trample", "cpsat_mono", "milp_highs", "brute", "greedy", "greedy_value")
-SPEED_TARGETS = (
-    ("gang", "gang-N1000", 50.0),
-    ("armies", "armies-A500-B2000", 20.0),
-    ("shared5", "shared5-A100-B300", 10.0),
-)
-SHARED30_TARGET = "shared30-A100-B300"
+SOLVERS = ("trample", "milp_highs", "cpsat_mono", "brute", "greedy", "greedy_value")
+PEERS = ("milp_highs", "cpsat_mono")
+"""The exact peers trample is measured against: the same whole-combat model in HiGHS and
+in CP-SAT (HiGHS first: the stronger of the two on most families)."""
+PEER_NAMES = {"milp_highs": "HiGHS", "cpsat_mono": "CP-SAT"}
+GROWTH_METHODS = ("trample", "milp_highs", "cpsat_mono", "greedy")
+STOPPED = ("feasible", "unknown")
 TINY_TARGETS = {"in_process": 5000.0, "serve": 2000.0}
 
 Results = dict[str, Any]
@@ -30,6 +30,13 @@ def seconds(t: float | None) -> str:
     if t < 1:
         return f"{t * 1e3:.2f} ms"
     return f"{t:.2f} s"
+
+
+def mebibytes(n: int | None) -> str:
+    """A byte count for people, in MiB."""
+    if n is None:
+        return "-"
+    return f"{n / 2**20:.1f} MiB" if n < 10 * 2**20 else f"{n / 2**20:.0f} MiB"
 
 
 def short(objective: list[int] | None) -> str:
@@ -56,10 +63,11 @@ def results_table(results: Results) -> str:
         f"baseline time limit {meta['time_limit']:g} s, CP-SAT baseline with "
         f"{meta['cpsat_workers']} workers; median of up to {meta['repeat']} runs. "
         f"Objective: {', '.join(results['terms'])} (lexicographic, first term first). "
-        "Ratio: the method's median time over trample's, same instance, same run.", "",
+        "Ratio: the method's median time over trample's, same instance, same run. "
+        f"Peak memory: {meta.get('memory', '-')}.", "",
         "| instance | method | median time | runs | status | objective | ratio to trample "
-        "| note |",
-        "| --- | --- | ---: | ---: | --- | --- | ---: | --- |",
+        "| peak memory | note |",
+        "| --- | --- | ---: | ---: | --- | --- | ---: | ---: | --- |",
     ]
     for inst in results["instances"]:
         for name, m in inst["methods"].items():
@@ -74,7 +82,7 @@ def results_table(results: Results) -> str:
             ratio = "-" if m["ratio"] is None else f"{m['ratio']:.3g}x"
             lines.append(f"| {inst['name']} | {name} | {seconds(m['median_time'])} | "
                          f"{len(m['times'])} | {m['status']} | {short(m['objective'])} | "
-                         f"{ratio} | {note} |")
+                         f"{ratio} | {mebibytes(m.get('peak_memory'))} | {note} |")
     tp = results.get("throughput")
     if tp:
         lines += ["", "## Tiny combats: throughput", "",
@@ -116,50 +124,104 @@ def _verdict(measured: float, target: float, lower_bound: bool = False) -> str:
     return f"not met ({qualifier}{measured / target:.2g}x of the target)"
 
 
-def _speed_row(results: Results, family: str, name: str, target: float) -> str:
-    inst = _instance(results, name)
-    where = name
-    if inst is None:
+def peer_time(m: dict[str, Any], limit: float) -> str:
+    """A peer's median time, or "> limit" when its time limit stopped it."""
+    if m["status"] == "skipped":
+        return "skipped"
+    if m["status"] in STOPPED:
+        return f"> {limit:g} s ({m['status']})"
+    if m["status"] == "illegal":
+        return "illegal answer"
+    return seconds(m["median_time"])
+
+
+def versus(trample: dict[str, Any], peer: dict[str, Any]) -> str:
+    """trample's median time over the peer's ("≤" when the peer was stopped by its
+    limit, so its real time is longer), and who is faster by how much."""
+    if peer["status"] in ("skipped", "illegal"):
+        return "-"
+    ratio = trample["median_time"] / peer["median_time"]
+    bound = "≤ " if peer["status"] in STOPPED else ""
+    if ratio <= 1:
+        return f"{bound}{ratio:.2g} (trample {1 / ratio:.3g}x faster)"
+    return f"{bound}{ratio:.3g} (trample {ratio:.3g}x slower)"
+
+
+def targets_table(results: Results) -> list[str]:
+    """One row per instance: trample, HiGHS and CP-SAT, and the ratios of trample's time
+    to each peer's, all measured in the same run."""
+    limit = results["meta"]["time_limit"]
+    out = ["| instance | trample | HiGHS (MILP) | CP-SAT (monolithic) | trample / HiGHS | "
+           "trample / CP-SAT |", "| --- | ---: | ---: | ---: | --- | --- |"]
+    for inst in results["instances"]:
+        m = inst["methods"]
+        t = m["trample"]
+        status = "" if t["status"] == "optimal" else f" ({t['status']})"
+        row = [inst["name"], seconds(t["median_time"]) + status]
+        row += [peer_time(m[p], limit) for p in PEERS]
+        row += [versus(t, m[p]) for p in PEERS]
+        out.append("| " + " | ".join(row) + " |")
+    return out
+
+
+def slower_than_highs(results: Results) -> list[str]:
+    """The instances where HiGHS proved the optimum faster than trample, in words."""
+    found = []
+    for inst in results["instances"]:
+        t, h = inst["methods"]["trample"], inst["methods"]["milp_highs"]
+        if h["status"] == "optimal" and h["median_time"] < t["median_time"]:
+            found.append((t["median_time"] / h["median_time"], inst["name"], t, h))
+    return [f"- {name}: trample {seconds(t['median_time'])}, HiGHS "
+            f"{seconds(h['median_time'])}: trample {ratio:.3g}x slower"
+            for ratio, name, t, h in sorted(found, reverse=True)]
+
+
+def growth(results: Results, family: str, method: str) -> tuple[float, int] | None:
+    """The least-squares slope of log(time) against log(size) over the family's instances
+    the method finished (skipped runs and runs stopped by a time limit are left out), and
+    how many points it rests on; None with fewer than two sizes."""
+    points = [(i["size"], i["methods"][method]["median_time"]) for i in results["instances"]
+              if i["family"] == family and method in i["methods"]
+              and i["methods"][method]["status"] not in ("skipped", *STOPPED)
+              and i["methods"][method]["median_time"] > 0]
+    if len({x for x, _ in points}) < 2:
+        return None
+    xs = [math.log(x) for x, _ in points]
+    ys = [math.log(y) for _, y in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / \
+        sum((x - mx) ** 2 for x in xs)
+    return slope, len(points)
+
+
+def growth_table(results: Results) -> list[str]:
+    """Fitted growth exponent per family and method (time ~ size^k)."""
+    out = ["| family | " + " | ".join(GROWTH_METHODS) + " |",
+           "| --- |" + " ---: |" * len(GROWTH_METHODS)]
+    for family in FAMILIES:
+        if family == "tiny" or not any(i["family"] == family for i in results["instances"]):
+            continue
+        cells = []
+        for method in GROWTH_METHODS:
+            fit = growth(results, family, method)
+            cells.append("-" if fit is None else f"{fit[0]:.2f} ({fit[1]} sizes)")
+        out.append(f"| {family} | " + " | ".join(cells) + " |")
+    return out
+
+
+def memory_table(results: Results) -> list[str]:
+    """Peak resident memory added per family and method, at the family's largest size."""
+    methods = [*SOLVERS[:3], "greedy"]
+    out = ["| family (largest size) | " + " | ".join(methods) + " |",
+           "| --- |" + " ---: |" * len(methods)]
+    for family in FAMILIES:
         inst = _largest(results, family)
         if inst is None:
-            return f"| {family} | {target:g}x faster than monolithic CP-SAT | not run | - |"
-        where = f"{inst['name']} (target size {name} not in this run)"
-    t, c = inst["methods"]["trample"], inst["methods"]["cpsat_mono"]
-    speedup = c["median_time"] / t["median_time"]
-    bound = c["status"] != "optimal"
-    measured = (f"{where}: trample {seconds(t['median_time'])} ({t['status']}), monolithic "
-                f"CP-SAT {seconds(c['median_time'])} ({c['status']}): "
-                f"{'≥ ' if bound else ''}{speedup:.3g}x")
-    if t["status"] != "optimal":
-        verdict = "not met (trample did not prove optimality)"
-    else:
-        verdict = _verdict(speedup, target, bound)
-    return f"| {family} | proved optimum {target:g}x faster than monolithic CP-SAT | " \
-           f"{measured} | {verdict} |"
-
-
-def _shared30_row(results: Results) -> str:
-    inst = _instance(results, SHARED30_TARGET)
-    where = SHARED30_TARGET
-    if inst is None:
-        inst = _largest(results, "shared30")
-        if inst is None:
-            return "| shared30 | proved optimum where monolithic CP-SAT has none | not run | - |"
-        where = f"{inst['name']} (target size not in this run)"
-    t, c = inst["methods"]["trample"], inst["methods"]["cpsat_mono"]
-    gaps = c["extra"].get("gaps_at", {})
-    gap_text = ", ".join(f"{k} s: {_gap(g)}" for k, g in gaps.items())
-    measured = (f"{where}: trample {seconds(t['median_time'])} ({t['status']}); monolithic "
-                f"CP-SAT {c['status']} in {seconds(c['median_time'])}, gap at {gap_text}")
-    if t["status"] != "optimal":
-        verdict = "not met (trample did not prove optimality)"
-    elif c["status"] == "optimal":
-        ratio = c["median_time"] / t["median_time"]
-        verdict = f"not met (monolithic CP-SAT proved it too, {ratio:.2g}x trample's time)"
-    else:
-        verdict = "met"
-    return f"| shared30 | proved optimum where monolithic CP-SAT has none after " \
-           f"{results['meta']['time_limit']:g} s | {measured} | {verdict} |"
+            continue
+        cells = [mebibytes(inst["methods"][m].get("peak_memory")) if m in inst["methods"]
+                 else "-" for m in methods]
+        out.append(f"| {family} ({inst['name']}) | " + " | ".join(cells) + " |")
+    return out
 
 
 def greedy_gaps(results: Results, family: str, method: str) -> str:
@@ -203,12 +265,25 @@ def summary(results: Results) -> str:
         "weighted objective. Greedy gap: the lexicographic objectives are compared term by "
         "term; the gap is the shortfall on the first term that differs, in percent of "
         "trample's value of that term.", "",
-        "## Targets", "",
-        "| family | target | measured | verdict |", "| --- | --- | --- | --- |",
+        "## trample against HiGHS and CP-SAT", "",
+        "Every instance of the run: trample's median time (optimal unless said), the "
+        "monolithic models' (\"> limit\": stopped by the time limit without a proof), and "
+        "trample's time over each peer's (below 1: trample is faster).", "",
+        *targets_table(results), "",
     ]
-    for family, name, target in SPEED_TARGETS:
-        out.append(_speed_row(results, family, name, target))
-    out.append(_shared30_row(results))
+    slower = slower_than_highs(results)
+    out += ["Where HiGHS proved the optimum faster than trample:" if slower else
+            "HiGHS proved no optimum faster than trample in this run.", "", *slower, "",
+            "## Growth", "",
+            "Fitted growth exponent k of time ~ size^k per method (least squares on log-log "
+            "over the sizes the method finished; size = creatures in combat); the plot is "
+            "time_vs_size.png.", "", *growth_table(results), "",
+            "## Peak memory", "",
+            f"Resident memory a method added at its peak ({meta.get('memory', '-')}), at "
+            "each family's largest size; every instance is in results.md.", "",
+            *memory_table(results), "",
+            "## Other targets", "",
+            "| family | target | measured | verdict |", "| --- | --- | --- | --- |"]
     tp = results.get("throughput")
     for how, target in TINY_TARGETS.items():
         label = "in-process" if how == "in_process" else "through `serve`"
@@ -232,12 +307,12 @@ def summary(results: Results) -> str:
         if not instances:
             continue
         out += [f"### {family} ({spec.size_meaning})", "",
-                "| instance | trample | cpsat_mono | milp_highs | brute | greedy gap | "
+                "| instance | trample | milp_highs | cpsat_mono | brute | greedy gap | "
                 "greedy_value gap |", "| --- | --- | --- | --- | --- | --- | --- |"]
         for inst in instances:
             m = inst["methods"]
             cells = []
-            for method in ("trample", "cpsat_mono", "milp_highs", "brute"):
+            for method in ("trample", "milp_highs", "cpsat_mono", "brute"):
                 r = m[method]
                 if r["status"] == "skipped":
                     cells.append("skipped")
@@ -299,7 +374,9 @@ def plot(results: Results, path: Path) -> None:
                 continue
             xs = [p[0] for p in points]
             ys = [p[1]["median_time"] for p in points]
-            ax.plot(xs, ys, marker="o", label=method, color=colors[method],
+            fit = growth(results, family, method)
+            label = method if fit is None else f"{method} (k={fit[0]:.2f})"
+            ax.plot(xs, ys, marker="o", label=label, color=colors[method],
                     linestyle="--" if method in ("count", "sample", "validate") else "-")
             stopped = [(x, p["median_time"]) for x, p in points
                        if p["status"] in ("feasible", "unknown")]
@@ -319,7 +396,8 @@ def plot(results: Results, path: Path) -> None:
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(families):]:
         ax.axis("off")
-    fig.suptitle("time against size (x: stopped by the time limit, not proved)")
+    fig.suptitle("time against size, log-log; k: fitted growth exponent (time ~ size^k) "
+                 "over finished runs; x: stopped by the time limit, not proved")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

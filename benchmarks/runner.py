@@ -3,9 +3,10 @@
 Every method is timed from the JSON document: trample end to end through
 ``trample.solver.api``, each baseline parsing the document and deriving the legal space
 before its own work (model building included). Each method runs ``repeat`` times
-(the median is reported), or fewer once its runs so far took longer than the baseline time
-limit in all, or when a run was skipped or stopped by its time limit (a second run would
-hit the limit again).
+(the median is reported), or fewer once its runs so far took longer than
+``repeat_budget`` seconds in all, or when a run was skipped or stopped by its time limit
+(a second run would hit the limit again). The peak resident memory each method adds is
+measured around every run (:mod:`benchmarks.memory`) and the largest is reported.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from benchmarks import baselines, generators
+from benchmarks import baselines, generators, memory
 from benchmarks.checks import MethodResult, Mismatch, assess, check, lexicographic_gap
 from benchmarks.generators import Document
 from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
@@ -70,6 +71,19 @@ def _shared(share: float) -> Callable[[int, int], tuple[str, dict[str, Any], Doc
     return make
 
 
+def _wide(n: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return f"widegang-N{n}", {"blockers": n}, generators.wide_gang(n, seed)
+
+
+def _tokens(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return (f"tokens-A{a}-B{3 * a}", {"attackers": a, "blockers": 3 * a, "share": 0.3},
+            generators.token_swarm(a, 3 * a, 0.3, seed))
+
+
+def _ranks(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
+    return f"ranks-A{a}", {"attackers": a}, generators.split_ranks(a, seed)
+
+
 def _pileup(a: int, seed: int) -> tuple[str, dict[str, Any], Document]:
     return (f"pileup-A{a}", {"attackers": a, "planeswalkers": 4},
             generators.planeswalker_pileup(a, seed))
@@ -80,20 +94,30 @@ def _tiny(k: int, seed: int) -> tuple[str, dict[str, Any], Document]:
 
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
-    Family("gang", "N blockers on one trampler", (10, 30, 100, 300, 1000, 2000), (10, 50),
-           _gang),
-    Family("armies", "A attackers, B = 4A blockers", (10, 50, 100, 250, 500), (5, 20), _army),
-    Family("shared5", "A attackers, B = 3A blockers, 5% block 2-3", (10, 30, 100), (10,),
+    Family("gang", "N blockers on one trampler (power N to 3N, toughness 1-4)",
+           (10, 100, 1000, 4000, 16000, 19999), (10, 50), _gang),
+    Family("widegang", "N blockers on one trampler of power 3N (toughness 1-6, values 1-9)",
+           (1000, 4000, 16000, 19999), (50, 200), _wide),
+    Family("armies", "A attackers, B = 4A blockers", (10, 100, 500, 2000), (5, 20), _army),
+    Family("shared5", "A attackers, B = 3A blockers, 5% block 2-3", (30, 100, 400), (10,),
            _shared(0.05)),
-    Family("shared30", "A attackers, B = 3A blockers, 30% block 2-3", (10, 30, 100), (10,),
+    Family("shared30", "A attackers, B = 3A blockers, 30% block 2-3", (30, 100, 400), (10,),
            _shared(0.30)),
-    Family("pileup", "A attackers on 4 planeswalkers and the player", (10, 25, 50, 100, 200),
+    Family("tokens", "A attackers, B = 3A tokens of four kinds, 30% block 2-3",
+           (30, 100, 400), (10,), _tokens),
+    Family("ranks", "A tramplers on A/2 players of low life, 2-6 blockers each",
+           (10, 40, 160, 640), (6,), _ranks),
+    Family("pileup", "A attackers on 4 planeswalkers and the player", (10, 50, 200, 1000),
            (10, 20), _pileup),
     Family("tiny", "k blockers on one attacker", (1, 2, 3), (1, 2, 3), _tiny),
 )}
+"""The sizes largest (gang 19,999: the document allows 20,000 creatures) are a full run's;
+with ``--quick`` the small ones, for the test suite."""
 ALIASES = {"shared": ("shared5", "shared30"), "all": tuple(FAMILIES)}
 CENSUS_FAMILIES = ("gang", "armies")
-"""Families on which count, sample and validate are timed too."""
+"""Families on which count, sample and validate are timed too..."""
+CENSUS_SIZE = 5_000
+"""...up to this many creatures (the census is not what the large sizes are about)."""
 
 
 @dataclass
@@ -103,8 +127,10 @@ class Config:
     families: tuple[str, ...] = tuple(FAMILIES)
     sizes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     repeat: int = 5
+    repeat_budget: float = 10.0
+    """A method's runs stop once they took this many seconds in all."""
     quick: bool = False
-    time_limit: float = 30.0
+    time_limit: float = 60.0
     trample_time_limit: float = 60.0
     seed: int = 0
     workers: int = 2
@@ -131,16 +157,20 @@ def _median(times: Sequence[float]) -> float:
 
 
 def measure(fn: Callable[[], T], repeat: int, budget: float,
-            again: Callable[[T], bool] = lambda _: True) -> tuple[list[float], T]:
-    """Run ``fn`` up to ``repeat`` times; the times and the last value. Stops early once
-    the runs took more than ``budget`` seconds in all or ``again(value)`` is false."""
+            again: Callable[[T], bool] = lambda _: True) -> tuple[list[float], T, int]:
+    """Run ``fn`` up to ``repeat`` times; the times, the last value and the most resident
+    memory a run added (bytes). Stops early once the runs took more than ``budget``
+    seconds in all or ``again(value)`` is false."""
     times: list[float] = []
+    peak = 0
     while True:
+        begun = memory.start()
         started = time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - started)
+        peak = max(peak, memory.added(begun))
         if len(times) >= repeat or sum(times) > budget or not again(value):
-            return times, value
+            return times, value, peak
 
 
 def run_instance(family: str, name: str, doc: Document, cfg: Config,
@@ -150,18 +180,18 @@ def run_instance(family: str, name: str, doc: Document, cfg: Config,
     results: list[MethodResult] = []
 
     progress("trample")
-    times, answer = measure(lambda: api.solve(doc, time_limit=cfg.trample_time_limit),
-                            cfg.repeat, cfg.time_limit)
-    trample = MethodResult("trample", times, answer["status"])
+    times, answer, peak = measure(lambda: api.solve(doc, time_limit=cfg.trample_time_limit),
+                                  cfg.repeat, cfg.repeat_budget)
+    trample = MethodResult("trample", times, answer["status"], peak_memory=peak)
     assess(trample, space, parse_assignment(space.combat, answer["assignment"]), TERMS)
     results.append(trample)
 
     def baseline(method: str, fn: Callable[[], baselines.Outcome]) -> MethodResult:
         progress(method)
-        times, out = measure(fn, cfg.repeat, cfg.time_limit,
-                             again=lambda o: o.status in ("optimal", "heuristic"))
+        times, out, peak = measure(fn, cfg.repeat, cfg.repeat_budget,
+                                   again=lambda o: o.status in ("optimal", "heuristic"))
         result = MethodResult(method, times, out.status, gap=out.gap, note=out.note,
-                              extra=out.extra)
+                              extra=out.extra, peak_memory=peak)
         assess(result, space, out.amounts, TERMS)
         results.append(result)
         return result
@@ -183,7 +213,7 @@ def run_instance(family: str, name: str, doc: Document, cfg: Config,
     baseline("milp_highs", lambda: baselines.monolithic_milp(fresh(), TERMS, cfg.time_limit))
     baseline("brute", lambda: baselines.brute_force(fresh(), TERMS))
 
-    if family in CENSUS_FAMILIES:
+    if family in CENSUS_FAMILIES and len(doc["creatures"]) <= CENSUS_SIZE:
         results += census_methods(doc, answer["assignment"], cfg, progress)
     findings = check(name, trample, results[1:])
     for r in results:
@@ -203,26 +233,29 @@ def census_methods(doc: Document, assignment: list[dict[str, Any]], cfg: Config,
     out = []
     progress("count")
 
-    def count() -> str:
+    def count() -> int | None:
         try:
-            return str(api.count(doc)["count"])
+            return int(api.count(doc)["count"])
         except CountOutOfReach:
-            return ""
-    times, counted = measure(count, cfg.repeat, cfg.time_limit)
-    digits = f"~1e{len(counted) - 1}" if len(counted) > 12 else f"{int(counted or 0):,}"
-    out.append(MethodResult("count", times, "exact" if counted else "out_of_reach",
-                            note=f"{digits} legal assignments" if counted else ""))
+            return None
+    times, counted, peak = measure(count, cfg.repeat, cfg.repeat_budget)
+    out.append(MethodResult("count", times, "exact" if counted is not None else "out_of_reach",
+                            note=f"{baselines.digits(counted)} legal assignments"
+                            if counted is not None else "",
+                            peak_memory=peak))
     progress("sample")
     draws = SAMPLE_DRAWS if not cfg.quick else 10
-    times, _ = measure(lambda: list(api.sample(doc, n=draws, seed=0)), cfg.repeat,
-                       cfg.time_limit)
+    times, _, peak = measure(lambda: list(api.sample(doc, n=draws, seed=0)), cfg.repeat,
+                             cfg.repeat_budget)
     out.append(MethodResult("sample", times, "ok", note=f"{draws} draws",
-                            extra={"draws_per_second": draws / _median(times)}))
+                            extra={"draws_per_second": draws / _median(times)},
+                            peak_memory=peak))
     progress("validate")
-    times, verdict = measure(lambda: api.validate(doc, assignment), cfg.repeat, cfg.time_limit)
+    times, verdict, peak = measure(lambda: api.validate(doc, assignment), cfg.repeat,
+                                   cfg.repeat_budget)
     if not verdict["legal"]:
         raise Mismatch(f"api.validate finds trample's own answer illegal: {verdict}")
-    out.append(MethodResult("validate", times, "legal"))
+    out.append(MethodResult("validate", times, "legal", peak_memory=peak))
     return out
 
 
@@ -375,7 +408,8 @@ def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "python": platform.python_version(), "platform": platform.platform(),
         "cpus": _cpus(), "ortools": version("ortools"), "scipy": version("scipy"),
-        "quick": cfg.quick, "repeat": cfg.repeat, "time_limit": cfg.time_limit,
+        "quick": cfg.quick, "repeat": cfg.repeat, "repeat_budget": cfg.repeat_budget,
+        "time_limit": cfg.time_limit, "memory": memory.METHOD,
         "trample_time_limit": cfg.trample_time_limit, "cpsat_workers": cfg.workers,
         "seed": cfg.seed, "families": list(cfg.families),
         "timing": "every method from the JSON document (parsing and legal space included; "

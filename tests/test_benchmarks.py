@@ -38,6 +38,8 @@ CASES: list[tuple[str, Any]] = [
     ("pileup", lambda seed: generators.planeswalker_pileup(200, seed)),
     ("tokens", lambda seed: generators.token_swarm(30, 90, 0.30, seed)),
     ("tiny", lambda seed: generators.tiny(3, seed)),
+    ("widegang", lambda seed: generators.wide_gang(300, seed)),
+    ("ranks", lambda seed: generators.split_ranks(20, seed)),
 ]
 
 
@@ -69,6 +71,28 @@ def test_gang_block_sizes(n: int) -> None:
         assert any(b.get("damage") for b in blockers), "some damage marked"
         assert len({b["value"] for b in blockers}) > 3, "varied values"
         assert len({b["toughness"] for b in blockers}) > 2, "mixed toughness"
+
+
+def test_wide_gang_is_a_tight_knapsack() -> None:
+    doc = generators.wide_gang(1000, 5)
+    (attacker,) = _attackers(doc)
+    blockers = _blockers(doc)
+    assert len(blockers) == 1000 and attacker["power"] == 3000
+    assert {b["toughness"] for b in blockers} == set(range(1, 7))
+    assert {b["value"] for b in blockers} == set(range(1, 10))
+    # Killing them all costs more than the power: the kills are a real choice.
+    assert sum(b["toughness"] for b in blockers) > attacker["power"]
+
+
+def test_split_ranks_parts() -> None:
+    doc = generators.split_ranks(40, 2)
+    attackers, blockers = _attackers(doc), _blockers(doc)
+    assert len(attackers) == 40 and len(doc["players"]) == 21
+    per = Counter(b["blocking"][0] for b in blockers)
+    assert set(per) == {a["id"] for a in attackers} and set(per.values()) <= set(range(2, 7))
+    assert all("Trample" in a["keywords"] for a in attackers)
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert len(space.parts) == 40, "every attacker with its own blockers is its own part"
 
 
 def test_token_army_sizes() -> None:
@@ -207,12 +231,63 @@ def test_quick_run(tmp_path: Path) -> None:
     assert throughput["serve"]["exit_status"] == 0
     table = (out / "results.md").read_text(encoding="utf-8")
     assert "| instance | method | median time |" in table and "gang-N10" in table
-    assert "## Targets" in (out / "summary.md").read_text(encoding="utf-8")
+    summary = (out / "summary.md").read_text(encoding="utf-8")
+    assert "## trample against HiGHS and CP-SAT" in summary and "trample / HiGHS" in summary
+    assert "## Growth" in summary and "## Peak memory" in summary
+    for inst in results["instances"]:
+        assert all(m["peak_memory"] is not None and m["peak_memory"] >= 0
+                   for m in inst["methods"].values())
     png = (out / "time_vs_size.png").read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     import matplotlib.image
 
     assert matplotlib.image.imread(out / "time_vs_size.png").ndim == 3
+
+
+# -- the report ------------------------------------------------------------------------
+
+def _instance(family: str, size: int, times: dict[str, tuple[float, str]]) -> dict[str, Any]:
+    return {"family": family, "name": f"{family}-{size}", "size": size,
+            "methods": {m: {"median_time": t, "status": s} for m, (t, s) in times.items()}}
+
+
+def test_growth_exponent_is_the_log_log_slope_of_finished_runs() -> None:
+    from benchmarks.report import growth
+
+    # trample ~ size^1, HiGHS ~ size^2 until it hits its limit (left out of the fit).
+    results = {"instances": [
+        _instance("gang", n, {"trample": (1e-4 * n, "optimal"),
+                              "milp_highs": (1e-6 * n * n, "optimal" if n < 1000 else
+                                             "feasible")})
+        for n in (10, 100, 1000, 10000)]}
+    slope, points = growth(results, "gang", "trample") or (0.0, 0)
+    assert abs(slope - 1.0) < 1e-9 and points == 4
+    slope, points = growth(results, "gang", "milp_highs") or (0.0, 0)
+    assert abs(slope - 2.0) < 1e-9 and points == 2
+    assert growth(results, "armies", "trample") is None
+
+
+def test_a_peer_stopped_by_its_limit_is_reported_as_over_it() -> None:
+    from benchmarks.report import peer_time, versus
+
+    trample = {"median_time": 2.0, "status": "optimal"}
+    stopped = {"median_time": 60.1, "status": "feasible"}
+    assert peer_time(stopped, 60) == "> 60 s (feasible)"
+    assert versus(trample, stopped).startswith("≤ 0.033 (trample")
+    faster = {"median_time": 0.5, "status": "optimal"}
+    assert versus(trample, faster) == "4 (trample 4x slower)"
+
+
+def test_memory_of_a_call_is_measured() -> None:
+    import numpy as np
+
+    from benchmarks import memory
+
+    _, added = memory.peak_of(lambda: np.ones(40 * 2**20 // 8).sum())
+    if memory.RESETTABLE:
+        assert added >= 30 * 2**20  # a 40 MiB array, touched
+    _, small = memory.peak_of(lambda: sum(range(10)))
+    assert small < 30 * 2**20 or not memory.RESETTABLE
 
 
 # -- the settings benchmark ----------------------------------------------------------------
