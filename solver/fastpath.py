@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import evaluate, scoring
+from trample.solver.objectives import PLAIN_TERMS, evaluate, scoring
 from trample.solver.rules import LegalSpace, Recipient, Source
 
 MAX_CELLS = 40_000_000
@@ -60,7 +60,12 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
 def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                exclude: frozenset[str] = frozenset()) -> Amounts | None:
     """The first best legal split of a source that shares no recipient (None: the
-    knapsack would be too large; use CP-SAT)."""
+    knapsack would be too large, or the outcome terms see effects that the holding and
+    passing analysis does not model; use another exact method)."""
+    if not scoring(space).plain and any(t in PLAIN_TERMS for t in terms):
+        # Prevention, factors, counters and lifelink make where the holding excess goes
+        # and which blockers die depend on more than lethal thresholds.
+        return None
     walls = [r.id for r in source.recipients if r.kind == "creature"]
     others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power

@@ -120,6 +120,11 @@ def test_combat_fields_are_the_parsers() -> None:
     assert props("combat", "$defs", "creature") == set(c._CREATURE_FIELDS)
     assert props("combat", "$defs", "planeswalker") == set(c._PLANESWALKER_FIELDS)
     assert props("combat", "$defs", "battle") == set(c._BATTLE_FIELDS)
+    assert props("combat", "$defs", "prevention") == set(c._PREVENTION_FIELDS)
+    assert props("combat", "$defs", "multiplier") == set(c._MULTIPLIER_FIELDS)
+    assert props("combat", "$defs", "loss_threshold") == set(c._LOSS_THRESHOLD_FIELDS)
+    factor = definition("combat", "$defs", "multiplier", "properties", "factor")
+    assert factor["maximum"] == c.MAX_FACTOR_PRODUCT
     assert props("assignment", "$defs", "entry") == {"source", "target", "amount"}
 
 

@@ -1,0 +1,177 @@
+"""What dealt combat damage does: prevention, multipliers, and the results of damage.
+
+Legality is judged on *assigned* damage (702.19b); this module turns an assignment into
+what it does. The *dealt* damage of a (source, target) pair is 0 if a ``prevention``
+entry matches it, else the assigned amount times every matching multiplier's factor
+(with prevention of all damage and multipliers only, their order does not matter,
+616.1). Then the results of damage (120.3, 510.2): to a player, life loss, or poison
+counters from a source with infect, plus the total toxic value of each source with toxic
+that dealt them damage (702.164c); to a creature, -1/-1 counters from a source with wither
+or infect, else marked damage, and deathtouch noted (702.2b); to a planeswalker or a
+battle, that many loyalty or defense counters removed; lifelink gains its controller that
+much life (120.3f). Last, the state-based actions of 704.5 say who loses and what dies.
+
+The solver's objective terms and the game's damage read this one implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from trample.models.combat import ANY, Combat, Creature
+from trample.models.keywords import DEATHTOUCH, INDESTRUCTIBLE
+
+INFECT = "infect"
+WITHER = "wither"
+LIFELINK = "lifelink"
+POISON_TO_LOSE = 10
+"""704.5c: a player with ten or more poison counters loses the game."""
+
+
+def _matches(entry_source: str, entry_target: str, source: str, target: str) -> bool:
+    return entry_source in (ANY, source) and entry_target in (ANY, target)
+
+
+@dataclass(frozen=True, slots=True)
+class Effects:
+    """The damage effects of a combat, with each pair's factor computed once."""
+
+    combat: Combat
+    _factors: dict[tuple[str, str], int] = field(default_factory=dict, compare=False,
+                                                  repr=False)
+
+    def factor(self, source: str, target: str) -> int:
+        """Dealt damage per point assigned from ``source`` to ``target``: 0 when prevented,
+        else the product of every matching multiplier (1 when none matches)."""
+        combat = self.combat
+        if not combat.prevention and not combat.multipliers:
+            return 1
+        pair = (source, target)
+        found = self._factors.get(pair)
+        if found is None:
+            if any(_matches(e.source, e.target, source, target) for e in combat.prevention):
+                found = 0
+            else:
+                found = 1
+                for m in combat.multipliers:
+                    if _matches(m.source, m.target, source, target):
+                        found *= m.factor
+            self._factors[pair] = found
+        return found
+
+
+def effects(combat: Combat) -> Effects:
+    """The :class:`Effects` of ``combat``."""
+    return Effects(combat)
+
+
+def has_outcome_effects(combat: Combat, sources: Iterable[Creature]) -> bool:
+    """Whether anything changes what the damage of ``sources`` does from what the assigned
+    amounts say: prevention, a factor other than 1, a loss threshold, a player already at
+    ten or more poison counters, or infect, wither, lifelink or toxic on a source."""
+    if combat.prevention or combat.loss_thresholds:
+        return True
+    if any(m.factor != 1 for m in combat.multipliers):
+        return True
+    if any(p.poison >= POISON_TO_LOSE for p in combat.players):
+        return True
+    return any(s.toxic or s.has(INFECT) or s.has(WITHER) or s.has(LIFELINK) for s in sources)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one side's dealt damage does, before state-based actions."""
+
+    life_loss: dict[str, int] = field(default_factory=dict)
+    poison: dict[str, int] = field(default_factory=dict)
+    life_gain: dict[str, int] = field(default_factory=dict)
+    """Per player: the life its sources with lifelink gained it."""
+    damage: dict[str, int] = field(default_factory=dict)
+    """Per creature: new marked damage."""
+    counters: dict[str, int] = field(default_factory=dict)
+    """Per creature: new -1/-1 counters."""
+    deathtouched: set[str] = field(default_factory=set)
+    loyalty_loss: dict[str, int] = field(default_factory=dict)
+    defense_loss: dict[str, int] = field(default_factory=dict)
+    by_source: dict[tuple[str, str], int] = field(default_factory=dict)
+    """Dealt damage per (source, player), for loss thresholds."""
+
+
+def _add(table: dict[str, int], key: str, amount: int) -> None:
+    table[key] = table.get(key, 0) + amount
+
+
+def deal(combat: Combat, amounts: Mapping[tuple[str, str], int],
+         fx: Effects | None = None) -> Outcome:
+    """What the assignment ``amounts`` ((source, target) -> assigned) does (120.3)."""
+    fx = fx or effects(combat)
+    out = Outcome()
+    toxic_hit: set[tuple[str, str]] = set()
+    for (source_id, target), assigned in amounts.items():
+        if assigned <= 0:
+            continue
+        dealt = assigned * fx.factor(source_id, target)
+        if dealt <= 0:
+            continue
+        source = combat.creature(source_id)
+        kind = combat.kind(target)
+        if kind == "player":
+            if source.has(INFECT):
+                _add(out.poison, target, dealt)  # 120.3b
+            else:
+                _add(out.life_loss, target, dealt)  # 120.3a
+            if source.toxic and (source_id, target) not in toxic_hit:
+                toxic_hit.add((source_id, target))
+                _add(out.poison, target, source.toxic)  # 702.164c
+            pair = (source_id, target)
+            out.by_source[pair] = out.by_source.get(pair, 0) + dealt
+        elif kind == "creature":
+            if source.has(WITHER) or source.has(INFECT):
+                _add(out.counters, target, dealt)  # 120.3d
+            else:
+                _add(out.damage, target, dealt)  # 120.3e
+            if source.has(DEATHTOUCH):
+                out.deathtouched.add(target)  # 702.2b
+        elif kind == "planeswalker":
+            _add(out.loyalty_loss, target, dealt)  # 120.3c
+        else:
+            _add(out.defense_loss, target, dealt)  # 120.3h
+        if source.has(LIFELINK):
+            _add(out.life_gain, source.controller, dealt)  # 120.3f
+    return out
+
+
+def player_loses(combat: Combat, player_id: str, out: Outcome) -> bool:
+    """704.5a-c, and a reached loss threshold: life 0 or less, ten or more poison
+    counters, or the damage one source dealt reaching its threshold."""
+    player = next(p for p in combat.players if p.id == player_id)
+    if player.life - out.life_loss.get(player_id, 0) <= 0:
+        return True
+    if player.poison + out.poison.get(player_id, 0) >= POISON_TO_LOSE:
+        return True
+    return any(t.player == player_id
+               and t.already + out.by_source.get((t.source, player_id), 0) >= t.threshold
+               for t in combat.loss_thresholds)
+
+
+def creature_dies(creature: Creature, out: Outcome) -> bool:
+    """704.5f-h: toughness (after new -1/-1 counters) 0 or less, even if indestructible;
+    else, unless indestructible, marked damage reaching toughness, or deathtouch."""
+    toughness = creature.toughness - out.counters.get(creature.id, 0)
+    if toughness <= 0:
+        return True
+    if creature.has(INDESTRUCTIBLE):
+        return False
+    return (creature.damage + out.damage.get(creature.id, 0) >= toughness
+            or creature.id in out.deathtouched)
+
+
+def planeswalker_dies(loyalty: int, walker_id: str, out: Outcome) -> bool:
+    """704.5i: loyalty 0 or less."""
+    return loyalty - out.loyalty_loss.get(walker_id, 0) <= 0
+
+
+def battle_dies(defense: int, battle_id: str, out: Outcome) -> bool:
+    """704.5v: defense 0 or less."""
+    return defense - out.defense_loss.get(battle_id, 0) <= 0
