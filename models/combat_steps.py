@@ -53,7 +53,8 @@ from .game import (
     put_trigger,
     replace_permanents,
 )
-from .seeds import OROCHI, damage_triggers, resolve_all
+from .outcomes import toxic_total
+from .seeds import OROCHI, damage_triggers, loss_thresholds, resolve_all
 
 Assign = Callable[[Combat], Assignment | Sequence[Mapping[str, Any]]]
 """Given the combat of one combat damage step, the assignment to deal (both sides)."""
@@ -218,6 +219,11 @@ def combat_of(state: GameState, step: str | None = None,
     ``step`` is ``"first_strike"`` or ``"regular"``; by default ``"first_strike"`` when a
     creature in combat has first strike or double strike (510.4). ``combat`` defaults to
     ``state.combat``. Ids are the game's own object and player ids.
+
+    What the damage will do is part of it: the players' poison counters, infect, wither,
+    lifelink and toxic on the creatures, and Vessel of the All-Consuming's clause as a
+    loss threshold with the damage it dealt each opponent this turn. (The game has no
+    commanders, so no commander-damage threshold arises.)
     """
     combat = combat if combat is not None else state.combat
     if combat is None:
@@ -273,10 +279,13 @@ def combat_of(state: GameState, step: str | None = None,
                                               if perm is not None and live else 0, live))
     if step is None:
         step = "first_strike" if any(c.has_first_strike for c in creatures) else "regular"
-    players = tuple(Player(p.id, p.life) for p in state.players)
+    players = tuple(Player(p.id, p.life, poison=p.poison) for p in state.players)
     _check_range(players, creatures, planeswalkers, battles)
+    thresholds = loss_thresholds(state, (c.id for c in creatures if c.is_attacking
+                                         or c.is_blocking))
     return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), "first_strike" if step == "first_strike" else "regular")
+                  tuple(battles), "first_strike" if step == "first_strike" else "regular",
+                  loss_thresholds=thresholds)
 
 
 def _check_range(players: Sequence[Player], creatures: Sequence[Creature],
@@ -285,6 +294,7 @@ def _check_range(players: Sequence[Player], creatures: Sequence[Creature],
     :meth:`Combat.from_json` requires: the solver's arithmetic relies on it."""
     for i, p in enumerate(players):
         check_int(p.life, f"combat.players[{i}].life")
+        check_int(p.poison, f"combat.players[{i}].poison")
     for i, c in enumerate(creatures):
         for key, value in (("power", c.power), ("toughness", c.toughness),
                            ("damage", c.damage)):
@@ -302,9 +312,12 @@ def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | 
         if keyword.startswith(UNSUPPORTED_KEYWORDS):
             raise InputError("combat", f"{perm.id!r} has {keyword}: banding is not "
                                        "supported yet")
+    toxic = toxic_total(keywords)
+    if toxic:  # kept as its total, as combat/1 keeps it (702.164c)
+        keywords = frozenset(k for k in keywords if not k.startswith("toxic "))
     return Creature(perm.id, perm.controller, perm.power, perm.toughness, perm.damage,
                     keywords=keywords, attacking=attacking, blocked=blocked,
-                    blocking=blocking)
+                    blocking=blocking, toxic=toxic)
 
 
 def combat_document(state: GameState, step: str | None = None,

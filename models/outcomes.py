@@ -16,8 +16,9 @@ The solver's objective terms and the game's damage read this one implementation.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from trample.models.combat import ANY, Combat, Creature
 from trample.models.keywords import DEATHTOUCH, INDESTRUCTIBLE
@@ -27,6 +28,56 @@ WITHER = "wither"
 LIFELINK = "lifelink"
 POISON_TO_LOSE = 10
 """704.5c: a player with ten or more poison counters loses the game."""
+
+
+Result = Literal["life", "poison", "counters", "damage", "loyalty", "defense"]
+"""What damage does to what it is dealt to (120.3a-e, h)."""
+
+
+def result_of(keywords: Collection[str], kind: str) -> Result:
+    """What damage from a source with ``keywords`` does to a ``kind`` of object: to a
+    player, life loss, or poison counters with infect (120.3a-b); to a creature, marked
+    damage, or -1/-1 counters with wither or infect (120.3d-e); to a planeswalker or a
+    battle, loyalty or defense counters removed (120.3c, h)."""
+    if kind == "player":
+        return "poison" if INFECT in keywords else "life"
+    if kind == "creature":
+        return "counters" if WITHER in keywords or INFECT in keywords else "damage"
+    return "loyalty" if kind == "planeswalker" else "defense"
+
+
+def gains_life(keywords: Collection[str]) -> bool:
+    """Lifelink: damage from the source also makes its controller gain that much life
+    (120.3f)."""
+    return LIFELINK in keywords
+
+
+def notes_deathtouch(keywords: Collection[str]) -> bool:
+    """Damage from a source with deathtouch marks a creature for 704.5h (702.2b)."""
+    return DEATHTOUCH in keywords
+
+
+def toxic_total(keywords: Collection[str]) -> int:
+    """The sum of the ``toxic N`` among normalized ``keywords`` (702.164c)."""
+    return sum(int(k[6:]) for k in keywords if k.startswith("toxic ") and k[6:].isdigit())
+
+
+def has_lost(life: int, poison: int) -> bool:
+    """704.5a, 704.5c: life 0 or less, or ten or more poison counters."""
+    return life <= 0 or poison >= POISON_TO_LOSE
+
+
+def dies(toughness: int, damage: int, indestructible: bool, deathtouched: bool) -> str | None:
+    """The state-based action that puts a creature into the graveyard, if one does:
+    toughness 0 or less even if indestructible (704.5f); unless indestructible, damage
+    reaching toughness (704.5g) or deathtouch damage (704.5h)."""
+    if toughness <= 0:
+        return "704.5f"
+    if indestructible:
+        return None
+    if damage >= toughness:
+        return "704.5g"
+    return "704.5h" if deathtouched else None
 
 
 def _matches(entry_source: str, entry_target: str, source: str, target: str) -> bool:
@@ -107,7 +158,6 @@ def deal(combat: Combat, amounts: Mapping[tuple[str, str], int],
     """What the assignment ``amounts`` ((source, target) -> assigned) does (120.3)."""
     fx = fx or effects(combat)
     out = Outcome()
-    toxic_hit: set[tuple[str, str]] = set()
     for (source_id, target), assigned in amounts.items():
         if assigned <= 0:
             continue
@@ -115,30 +165,28 @@ def deal(combat: Combat, amounts: Mapping[tuple[str, str], int],
         if dealt <= 0:
             continue
         source = combat.creature(source_id)
-        kind = combat.kind(target)
-        if kind == "player":
-            if source.has(INFECT):
-                _add(out.poison, target, dealt)  # 120.3b
-            else:
-                _add(out.life_loss, target, dealt)  # 120.3a
-            if source.toxic and (source_id, target) not in toxic_hit:
-                toxic_hit.add((source_id, target))
-                _add(out.poison, target, source.toxic)  # 702.164c
-            pair = (source_id, target)
-            out.by_source[pair] = out.by_source.get(pair, 0) + dealt
-        elif kind == "creature":
-            if source.has(WITHER) or source.has(INFECT):
-                _add(out.counters, target, dealt)  # 120.3d
-            else:
-                _add(out.damage, target, dealt)  # 120.3e
-            if source.has(DEATHTOUCH):
-                out.deathtouched.add(target)  # 702.2b
-        elif kind == "planeswalker":
-            _add(out.loyalty_loss, target, dealt)  # 120.3c
+        result = result_of(source.keywords, combat.kind(target))
+        if result == "life":
+            _add(out.life_loss, target, dealt)
+        elif result == "poison":
+            _add(out.poison, target, dealt)
+        elif result == "counters":
+            _add(out.counters, target, dealt)
+        elif result == "damage":
+            _add(out.damage, target, dealt)
+        elif result == "loyalty":
+            _add(out.loyalty_loss, target, dealt)
         else:
-            _add(out.defense_loss, target, dealt)  # 120.3h
-        if source.has(LIFELINK):
-            _add(out.life_gain, source.controller, dealt)  # 120.3f
+            _add(out.defense_loss, target, dealt)
+        if result in ("life", "poison"):
+            pair = (source_id, target)
+            if source.toxic and pair not in out.by_source:
+                _add(out.poison, target, source.toxic)  # 702.164c: once per player
+            out.by_source[pair] = out.by_source.get(pair, 0) + dealt
+        elif result in ("counters", "damage") and notes_deathtouch(source.keywords):
+            out.deathtouched.add(target)
+        if gains_life(source.keywords):
+            _add(out.life_gain, source.controller, dealt)
     return out
 
 
@@ -146,9 +194,8 @@ def player_loses(combat: Combat, player_id: str, out: Outcome) -> bool:
     """704.5a-c, and a reached loss threshold: life 0 or less, ten or more poison
     counters, or the damage one source dealt reaching its threshold."""
     player = next(p for p in combat.players if p.id == player_id)
-    if player.life - out.life_loss.get(player_id, 0) <= 0:
-        return True
-    if player.poison + out.poison.get(player_id, 0) >= POISON_TO_LOSE:
+    if has_lost(player.life - out.life_loss.get(player_id, 0),
+                player.poison + out.poison.get(player_id, 0)):
         return True
     return any(t.player == player_id
                and t.already + out.by_source.get((t.source, player_id), 0) >= t.threshold
@@ -158,13 +205,9 @@ def player_loses(combat: Combat, player_id: str, out: Outcome) -> bool:
 def creature_dies(creature: Creature, out: Outcome) -> bool:
     """704.5f-h: toughness (after new -1/-1 counters) 0 or less, even if indestructible;
     else, unless indestructible, marked damage reaching toughness, or deathtouch."""
-    toughness = creature.toughness - out.counters.get(creature.id, 0)
-    if toughness <= 0:
-        return True
-    if creature.has(INDESTRUCTIBLE):
-        return False
-    return (creature.damage + out.damage.get(creature.id, 0) >= toughness
-            or creature.id in out.deathtouched)
+    return dies(creature.toughness - out.counters.get(creature.id, 0),
+                creature.damage + out.damage.get(creature.id, 0),
+                creature.has(INDESTRUCTIBLE), creature.id in out.deathtouched) is not None
 
 
 def planeswalker_dies(loyalty: int, walker_id: str, out: Outcome) -> bool:
