@@ -218,3 +218,91 @@ def planeswalker_dies(loyalty: int, walker_id: str, out: Outcome) -> bool:
 def battle_dies(defense: int, battle_id: str, out: Outcome) -> bool:
     """704.5v: defense 0 or less."""
     return defense - out.defense_loss.get(battle_id, 0) <= 0
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    """One combat damage step dealt and its state-based actions performed."""
+
+    outcome: Outcome
+    """What both sides' damage did."""
+    died: frozenset[str]
+    """Creatures put into the graveyard (704.5f-h)."""
+    lost: frozenset[str]
+    """Players who lost the game: life 0 or less after lifelink's gains (dealt at the same
+    time, 510.2), ten or more poison counters, or a reached loss threshold."""
+    walkers_died: frozenset[str]
+    battles_died: frozenset[str]
+    after: Combat
+    """The combat of the regular step that follows (:func:`next_combat`)."""
+
+
+def deal_step(combat: Combat, amounts: Mapping[tuple[str, str], int]) -> StepResult:
+    """Deal both sides' ``amounts`` at once (510.2), perform state-based actions (704.5)
+    and build the combat of the regular step that follows."""
+    out = deal(combat, amounts)
+    died = frozenset(c.id for c in combat.creatures if creature_dies(c, out))
+    lost = set()
+    for p in combat.players:
+        life = p.life - out.life_loss.get(p.id, 0) + out.life_gain.get(p.id, 0)
+        if has_lost(life, p.poison + out.poison.get(p.id, 0)) or any(
+                t.player == p.id
+                and t.already + out.by_source.get((t.source, p.id), 0) >= t.threshold
+                for t in combat.loss_thresholds):
+            lost.add(p.id)
+    walkers = frozenset(w.id for w in combat.planeswalkers
+                        if planeswalker_dies(w.loyalty, w.id, out))
+    battles = frozenset(b.id for b in combat.battles if battle_dies(b.defense, b.id, out))
+    after = _next_combat(combat, out, died, frozenset(lost), walkers, battles)
+    return StepResult(out, died, frozenset(lost), walkers, battles, after)
+
+
+def _next_combat(combat: Combat, out: Outcome, died: frozenset[str], lost: frozenset[str],
+                 walkers: frozenset[str], battles: frozenset[str]) -> Combat:
+    """The regular step's combat: dead creatures left out (506.4); an attacker whose
+    blockers are all gone stays blocked (509.1h); dead planeswalkers and battles removed
+    from combat; marked damage, -1/-1 counters (as lower power and toughness), loyalty,
+    defense, life and poison carried over, and the damage each source dealt added to its
+    loss thresholds (an entry whose player lost, or whose source died, is dropped)."""
+    from dataclasses import replace
+
+    players = tuple(replace(p, life=p.life - out.life_loss.get(p.id, 0)
+                            + out.life_gain.get(p.id, 0),
+                            poison=p.poison + out.poison.get(p.id, 0))
+                    for p in combat.players)
+    creatures = []
+    for c in combat.creatures:
+        if c.id in died:
+            continue
+        counters = out.counters.get(c.id, 0)
+        blocked = c.blocked
+        blocking = tuple(a for a in c.blocking if a not in died)
+        if c.is_attacking and combat.is_blocked(c) and not any(
+                b not in died for b in combat.blockers_of(c.id)):
+            blocked = True
+        creatures.append(replace(c, power=c.power - counters,
+                                 toughness=c.toughness - counters,
+                                 damage=c.damage + out.damage.get(c.id, 0),
+                                 blocked=blocked, blocking=blocking))
+    planeswalkers = tuple(replace(w, loyalty=w.loyalty - out.loyalty_loss.get(w.id, 0),
+                                  in_combat=w.in_combat and w.id not in walkers)
+                          for w in combat.planeswalkers)
+    battle_list = tuple(replace(b, defense=b.defense - out.defense_loss.get(b.id, 0),
+                                in_combat=b.in_combat and b.id not in battles)
+                        for b in combat.battles)
+    alive = {c.id for c in creatures}
+
+    def kept(entry_source: str, entry_target: str) -> bool:
+        return (entry_source == ANY or entry_source in alive) and (
+            entry_target == ANY or entry_target not in died)
+
+    thresholds = []
+    for t in combat.loss_thresholds:
+        already = t.already + out.by_source.get((t.source, t.player), 0)
+        if t.source in alive and t.player not in lost and already < t.threshold:
+            thresholds.append(replace(t, already=already))
+    return Combat(combat.active_player, players, tuple(creatures), planeswalkers,
+                  battle_list, "regular",
+                  tuple(e for e in combat.prevention if kept(e.source, e.target)),
+                  tuple(m for m in combat.multipliers if kept(m.source, m.target)),
+                  tuple(thresholds))
