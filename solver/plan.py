@@ -220,6 +220,16 @@ class _Search:
         assert best is not None
         return self._plan(status, *best)
 
+    def guarantee(self, a1: Amounts) -> Vector:
+        """What the first-strike split ``a1`` guarantees: the defenders' worst reply."""
+        low: Vector | None = None
+        for b1 in _splits(self.combat, "blockers"):
+            first = deal_step(self.combat, {**a1, **b1})
+            value, _, _ = self.regular(first, first.after, None, low)
+            low = value if low is None or value < low else low
+        assert low is not None
+        return low
+
     def _plan(self, status: Status, value: Vector, a1: Amounts, b1: Amounts, a2: Amounts,
               b2: Amounts) -> Plan:
         return Plan(status, dict(zip(self.scorer.terms, value, strict=True)), a1, b1, a2,
@@ -241,10 +251,18 @@ def plan(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
     return _Search(combat, terms, deadline).run()
 
 
+def guarantee(combat: Combat, first_strike: Amounts,
+              terms: Sequence[str] = PLAN_TERMS) -> dict[str, int]:
+    """The value a first-strike split of the attackers guarantees over the whole combat
+    (the defenders answering worst in each step, the attackers best in the regular one)."""
+    value = _Search(combat, terms, None).guarantee(first_strike)
+    return dict(zip(terms, value, strict=True))
+
+
 def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> Combat:
     """The regular step's combat after the two first-strike splits (both legal)."""
     return deal_step(combat, {**attackers, **blockers}).after
 
 
-__all__ = ["MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "parse_plan_objective",
+__all__ = ["MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee", "parse_plan_objective",
            "plan", "plan_size", "regular_document"]

@@ -191,3 +191,21 @@ def test_serve_names_a_bad_split_under_params() -> None:
                                                    "amount": 2}]}})
     assert answer is not None
     assert answer["error"]["message"].startswith("params.attackers[0].source")
+
+
+def test_planning_both_steps_beats_every_best_split_of_the_first_step_alone() -> None:
+    """The demo's combat, proved by brute force: every first-strike split that is best
+    for that step alone guarantees less over the whole combat than the planned one."""
+    from trample.solver.demo_game import LOOKAHEAD
+
+    doc = json.loads(json.dumps(LOOKAHEAD))
+    terms = brute.default_objective("attackers")
+    best = brute.optimum(doc, "attackers", terms)
+    alone = [dict(((s, t), n) for s, t, n in a)
+             for a in brute.legal_assignments(doc, "attackers")
+             if brute.objective(doc, "attackers", a, terms) == best]
+    planned = brute_plan.plan_value(doc)
+    assert alone and all(brute_plan.line_value(doc, a) < planned for a in alone)
+    result = api.plan(doc)
+    assert tuple(result["objective"].values()) == planned
+    assert brute_plan.line_value(doc, amounts_of(result["first_strike"])) == planned
