@@ -1,5 +1,5 @@
 """What the outcome terms cost: the same combats solved on assigned damage and on what the
-dealt damage does.
+dealt damage does; and what ``plan`` costs on small combats.
 
 ``python -m benchmarks.outcomes [--quick] [--out DIR]`` generates shared-blocker combats
 (benchmarks.generators), and for each solves it three ways, with the time of each:
@@ -39,7 +39,7 @@ from trample.solver.objectives import ASSIGNED_TERMS, OUTCOME_TERMS, evaluate
 from trample.solver.optimize import check_legal
 from trample.solver.rules import legal_space
 
-SIZES = (10, 20, 40, 80)
+SIZES = (10, 40, 160, 320)
 QUICK_SIZES = (6, 12)
 SEEDS = 3
 TIME_LIMIT = 60.0
@@ -112,6 +112,58 @@ def measure(sizes: Sequence[int], seeds: int, time_limit: float) -> list[dict[st
     return rows
 
 
+def plan_combat(attackers: int, blockers: int, seed: int) -> dict[str, Any]:
+    """``attackers`` double-striking tramplers (power 3-5) on ``dp``, each blocked by
+    ``blockers`` creatures (power 0-2, toughness 1-3), one blocker in three with lifelink:
+    a combat to plan across both steps."""
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = []
+    for i in range(attackers):
+        creatures.append({"id": f"a{i}", "controller": "ap", "power": rng.randint(3, 5),
+                          "toughness": rng.randint(2, 5), "attacking": "dp",
+                          "keywords": ["Double strike", "Trample"]})
+        for j in range(blockers):
+            creatures.append({"id": f"b{i}_{j}", "controller": "dp",
+                              "power": rng.randint(0, 2), "toughness": rng.randint(1, 3),
+                              "keywords": ["Lifelink"] if (i + j) % 3 == 0 else [],
+                              "blocking": [f"a{i}"]})
+    return {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": 12}],
+            "creatures": creatures}
+
+
+PLAN_SHAPES = ((1, 1), (1, 2), (2, 1), (2, 2), (1, 3), (3, 1), (2, 3), (3, 2))
+QUICK_PLAN_SHAPES = ((1, 1), (1, 2))
+
+
+def measure_plan(shapes: Sequence[tuple[int, int]], seeds: int) -> list[dict[str, Any]]:
+    """The time, size and leaves of ``plan`` on :func:`plan_combat` combats."""
+    from trample.solver.plan import plan, plan_size
+
+    rows = []
+    for attackers, blockers in shapes:
+        for seed in range(seeds):
+            combat = Combat.from_json(plan_combat(attackers, blockers, seed))
+            started = time.perf_counter()
+            found = plan(combat)
+            elapsed = time.perf_counter() - started
+            rows.append({"attackers": attackers, "blockers_each": blockers, "seed": seed,
+                         "size": plan_size(combat), "leaves": found.leaves,
+                         "seconds": round(elapsed, 4), "status": found.status})
+    return rows
+
+
+def plan_summary(rows: list[dict[str, Any]]) -> str:
+    lines = ["| attackers | blockers each | size (median) | lines scored (median) | "
+             "seconds (median) |", "| --- | --- | --- | --- | --- |"]
+    for shape in dict.fromkeys((r["attackers"], r["blockers_each"]) for r in rows):
+        mine = [r for r in rows if (r["attackers"], r["blockers_each"]) == shape]
+        lines.append(f"| {shape[0]} | {shape[1]} | "
+                     f"{statistics.median(r['size'] for r in mine):,.0f} | "
+                     f"{statistics.median(r['leaves'] for r in mine):,.0f} | "
+                     f"{statistics.median(r['seconds'] for r in mine):.3f} |")
+    return "\n".join(lines)
+
+
 def summary(rows: list[dict[str, Any]]) -> str:
     lines = ["| attackers = blockers | plain (s) | outcome (s) | effects (s) | "
              "effects optimal |", "| --- | --- | --- | --- | --- |"]
@@ -133,15 +185,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes, seeds = (QUICK_SIZES, 1) if args.quick else (SIZES, SEEDS)
     rows = measure(sizes, seeds, 10.0 if args.quick else TIME_LIMIT)
+    plans = measure_plan(QUICK_PLAN_SHAPES if args.quick else PLAN_SHAPES, seeds)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "outcomes.json").write_text(json.dumps(rows, indent=1) + "\n", "utf-8")
-    table = summary(rows)
+    (args.out / "outcomes.json").write_text(
+        json.dumps({"solve": rows, "plan": plans}, indent=1) + "\n", "utf-8")
+    table = summary(rows) + "\n\n" + plan_summary(plans)
     (args.out / "outcomes.md").write_text(
         "# The cost of the outcome terms\n\nMedian seconds per `solve` of the same "
         "shared-blocker combats (30% of blockers shared): `plain` on assigned damage, "
         "`outcome` on dealt damage with no effect present, `effects` on dealt damage "
-        "with protection, infect, lifelink, toxic, a doubler and commander damage.\n\n"
-        + table + "\n", "utf-8")
+        "with protection, infect, lifelink, toxic, a doubler and commander damage. "
+        "Then `plan` on double-striking tramplers each blocked by a few creatures (one "
+        "in three with lifelink): the size is the product of the four choices' split "
+        "counts, lines scored the search's work.\n\n" + table + "\n", "utf-8")
     print(table)
     return 0
 

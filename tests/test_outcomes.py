@@ -20,7 +20,7 @@ from trample.solver.objectives import ASSIGNED_TERMS, DEFAULTS, OUTCOME_TERMS, P
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, with_outcomes
+from strategies import combats, contests, with_outcomes
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 PROPERTY = settings(max_examples=150, deadline=None,
@@ -53,6 +53,19 @@ def test_solve_reaches_the_brute_force_optimum_with_outcomes(doc: dict, side: st
     assert brute.is_legal(doc, side, amounts), result
     assert tuple(result["objective"].values()) == brute.objective(doc, side, amounts, terms)
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+
+
+@PROPERTY
+@given(doc=with_outcomes(contests()), data=st.data())
+def test_parts_coupled_by_a_player_are_solved_together_when_outcomes_need_it(
+        doc: dict, data: st.DataObject) -> None:
+    """Independent parts that damage one player: poison, loss thresholds, factors and
+    prevention decide whether their answers together make the player lose."""
+    terms = brute.default_objective("attackers") if data.draw(st.booleans()) \
+        else terms_for("attackers", data)
+    result = api.solve(doc, objective=terms)
+    assert result["status"] == "optimal"
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
 
 
 @settings(max_examples=80, deadline=None,
@@ -221,10 +234,31 @@ def test_the_outcome_benchmark_runs_quick_and_checks_its_answers(tmp_path: Path)
     from benchmarks import outcomes
 
     assert outcomes.main(["--quick", "--out", str(tmp_path)]) == 0
-    rows = json.loads((tmp_path / "outcomes.json").read_text("utf-8"))
+    found = json.loads((tmp_path / "outcomes.json").read_text("utf-8"))
+    rows = found["solve"]
     assert {r["size"] for r in rows} == set(outcomes.QUICK_SIZES)
     assert all(r[w]["status"] == "optimal" for r in rows for w in ("plain", "outcome",
                                                                    "effects"))
+    assert [(r["attackers"], r["blockers_each"]) for r in found["plan"]] == list(
+        outcomes.QUICK_PLAN_SHAPES)
+    assert all(r["status"] == "optimal" and r["leaves"] > 0 for r in found["plan"])
     doc = outcomes.with_effects(outcomes.shared_blockers(6, 6, 0.3, 0), 0)
     combat = Combat.from_json(doc)
     assert combat.prevention and combat.multipliers and combat.loss_thresholds
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=st.one_of(with_outcomes(contests()), with_outcomes()), side=SIDES,
+       data=st.data())
+def test_every_part_searched_by_cpsat_still_reaches_the_optimum(doc: dict, side: str,
+                                                                 data: st.DataObject) -> None:
+    """With looking at each assignment of a small group turned off, the parts go to the
+    CP-SAT model of the outcome terms and the contested players are re-solved together."""
+    from unittest import mock
+
+    terms = terms_for(side, data)
+    with mock.patch("trample.solver.optimize.SMALL_GROUP", 0):
+        result = api.solve(doc, side=side, objective=terms)
+    assert result["status"] == "optimal"
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
