@@ -561,13 +561,15 @@ def _parse_combat(document: object) -> Combat:
                          f"{brief_repr(raw_step)}")
 
     creature_ids = {c.id for c in creatures}
-    prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids)
+    most_power = max((c.power for c in creatures), default=0)
+    prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
+                                                         most_power)
     return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
                   tuple(battles), step, prevention, multipliers, thresholds)
 
 
 def _parse_effects(top: _Obj, seen: dict[str, _Obj], creature_ids: set[str],
-                   player_ids: set[str]) -> tuple[tuple[Prevention, ...],
+                   player_ids: set[str], most_power: int) -> tuple[tuple[Prevention, ...],
                                                   tuple[Multiplier, ...],
                                                   tuple[LossThreshold, ...]]:
     """``prevention``, ``multipliers`` and ``loss_thresholds``: what dealt damage does."""
@@ -602,6 +604,12 @@ def _parse_effects(top: _Obj, seen: dict[str, _Obj], creature_ids: set[str],
         if product > MAX_FACTOR_PRODUCT:
             raise InputError(obj.sub("factor"), "the factors above 1 multiply to more than "
                              f"{MAX_FACTOR_PRODUCT:,}, the limit")
+        if most_power * product > MAX_MAGNITUDE:
+            # Dealt damage stays within the range of every other integer of the document,
+            # which the search's arithmetic relies on.
+            raise InputError(obj.sub("factor"), "the factors above 1 multiply the largest "
+                             f"power ({int_text(most_power)}) past "
+                             f"{int_text(MAX_MAGNITUDE)}, the largest damage trample deals")
         multipliers.append(entry)
     thresholds: list[LossThreshold] = []
     for i, raw in enumerate(top.array("loss_thresholds")):
