@@ -39,7 +39,7 @@ from trample.solver.objectives import ASSIGNED_TERMS, OUTCOME_TERMS, evaluate
 from trample.solver.optimize import check_legal
 from trample.solver.rules import legal_space
 
-SIZES = (10, 40, 160, 320)
+SIZES = (10, 40, 160, 320, 1000)
 QUICK_SIZES = (6, 12)
 SEEDS = 3
 TIME_LIMIT = 60.0

@@ -16,11 +16,12 @@ from trample.models.combat import Combat
 from trample.models.errors import InputError
 from trample.solver import api
 from trample.solver.cpsat import solve_group
+from trample.solver.fastpath import _plain_source, solve_lone
 from trample.solver.objectives import ASSIGNED_TERMS, DEFAULTS, OUTCOME_TERMS, PLAIN_TERMS, evaluate
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import combats, contests, with_outcomes
+from strategies import combats, contests, lone_sources, with_outcomes
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 PROPERTY = settings(max_examples=150, deadline=None,
@@ -265,3 +266,27 @@ def test_every_part_searched_by_cpsat_still_reaches_the_optimum(doc: dict, side:
         result = api.solve(doc, side=side, objective=terms)
     assert result["status"] == "optimal"
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=with_outcomes(lone_sources()), data=st.data())
+def test_the_lone_source_closed_form_with_outcome_terms(doc: dict,
+                                                        data: st.DataObject) -> None:
+    """A source alone in its part whose damage is dealt as assigned (other creatures may
+    have effects) is solved in closed form, and exactly; the others step aside."""
+    terms = terms_for("attackers", data)
+    space = legal_space(Combat.from_json(doc), "attackers")
+    sources = [s for s in space.sources if s.assigns]
+    result = api.solve(doc, objective=terms)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+    if len(sources) != 1:
+        return
+    found = solve_lone(space, sources[0], terms)
+    if _plain_source(space, sources[0]):
+        assert found is not None
+        assert brute.is_legal(doc, "attackers", dict(found))
+        got = tuple(evaluate(space, found, terms).values())
+        assert got == brute.optimum(doc, "attackers", terms)
+    elif any(t in OUTCOME_TERMS for t in terms):
+        assert found is None
