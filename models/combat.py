@@ -45,7 +45,8 @@ __all__ = [
     "MAX_BLOCKS_PER_CREATURE", "MAX_ID_LENGTH", "MAX_MAGNITUDE", "MAX_OBJECTS",
     "MAX_TEXT_LENGTH", "RECOGNIZED_KEYWORDS", "REQUEST_FIELDS", "STEPS", "TRAMPLE",
     "TRAMPLE_OVER_PLANESWALKERS", "UNSUPPORTED_KEYWORDS", "Battle", "Combat", "Creature",
-    "Kind", "Planeswalker", "Player", "Step", "brief_repr", "check_id", "check_int",
+    "Kind", "LossThreshold", "Multiplier", "Planeswalker", "Player", "Prevention", "Step",
+    "brief_repr", "check_id", "check_int",
     "field_name", "int_text", "normalize_keyword",
 ]
 
@@ -68,6 +69,7 @@ class Player:
     id: str
     life: int = 20
     name: str | None = None
+    poison: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,9 @@ class Creature:
     blocked: bool | None = None
     blocking: tuple[str, ...] = ()
     name: str | None = None
+    toxic: int = 0
+    """Its total toxic value, the sum of its toxic N (702.164c); ``toxic N`` itself is not
+    in ``keywords``."""
 
     def has(self, keyword: str) -> bool:
         """Whether the creature has ``keyword`` (already normalized)."""
@@ -145,6 +150,43 @@ class Battle:
 
 Kind = Literal["player", "creature", "planeswalker", "battle"]
 
+ANY = "*"
+"""In ``prevention`` and ``multipliers``: any source, or any target."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prevention:
+    """All damage a matching source would deal to a matching target is prevented."""
+
+    source: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Multiplier:
+    """Damage a matching source deals to a matching target is multiplied by ``factor``."""
+
+    source: str
+    target: str
+    factor: int
+
+
+@dataclass(frozen=True, slots=True)
+class LossThreshold:
+    """The player loses once the damage ``source`` dealt them reaches ``threshold``
+    (commander damage, 903.10a; Vessel of the All-Consuming); ``already`` is what it dealt
+    them before this step."""
+
+    source: str
+    player: str
+    threshold: int
+    already: int = 0
+
+
+MAX_FACTOR_PRODUCT = 2**20
+"""Largest product of all multiplier factors above 1 in one document: dealt damage stays
+an integer the search handles exactly."""
+
 
 @dataclass(frozen=True, slots=True)
 class Combat:
@@ -156,6 +198,9 @@ class Combat:
     planeswalkers: tuple[Planeswalker, ...] = ()
     battles: tuple[Battle, ...] = ()
     step: Step = "regular"
+    prevention: tuple[Prevention, ...] = ()
+    multipliers: tuple[Multiplier, ...] = ()
+    loss_thresholds: tuple[LossThreshold, ...] = ()
     _index: dict[str, Player | Creature | Planeswalker | Battle] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
@@ -262,7 +307,8 @@ class Combat:
         """The combat/1 document of this combat (defaults written out)."""
         doc: dict[str, Any] = {
             "active_player": self.active_player,
-            "players": [_drop_none({"id": p.id, "life": p.life, "name": p.name})
+            "players": [_drop_none({"id": p.id, "life": p.life, "name": p.name,
+                                    "poison": p.poison or None})
                         for p in self.players],
             "creatures": [_creature_json(c) for c in self.creatures],
         }
@@ -279,6 +325,16 @@ class Combat:
                 for b in self.battles
             ]
         doc["step"] = self.step
+        if self.prevention:
+            doc["prevention"] = [{"source": e.source, "target": e.target}
+                                 for e in self.prevention]
+        if self.multipliers:
+            doc["multipliers"] = [{"source": e.source, "target": e.target,
+                                   "factor": e.factor} for e in self.multipliers]
+        if self.loss_thresholds:
+            doc["loss_thresholds"] = [{"source": e.source, "player": e.player,
+                                       "threshold": e.threshold, "already": e.already}
+                                      for e in self.loss_thresholds]
         return doc
 
 
@@ -289,7 +345,8 @@ def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
 def _creature_json(c: Creature) -> dict[str, Any]:
     d: dict[str, Any] = {"id": c.id, "controller": c.controller, "power": c.power,
                          "toughness": c.toughness, "damage": c.damage, "value": c.value,
-                         "keywords": sorted(c.keywords)}
+                         "keywords": sorted(c.keywords) + ([f"toxic {c.toxic}"] if c.toxic
+                                                           else [])}
     if c.name is not None:
         d["name"] = c.name
     if c.attacking is not None:
@@ -311,8 +368,12 @@ _Obj = Obj
 
 
 _TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures", "planeswalkers",
-                         "battles", "step"}) | REQUEST_FIELDS
-_PLAYER_FIELDS = frozenset({"id", "life", "name"})
+                         "battles", "step", "prevention", "multipliers",
+                         "loss_thresholds"}) | REQUEST_FIELDS
+_PLAYER_FIELDS = frozenset({"id", "life", "name", "poison"})
+_PREVENTION_FIELDS = frozenset({"source", "target"})
+_MULTIPLIER_FIELDS = frozenset({"source", "target", "factor"})
+_LOSS_THRESHOLD_FIELDS = frozenset({"source", "player", "threshold", "already"})
 _CREATURE_FIELDS = frozenset({"id", "controller", "power", "toughness", "damage", "value",
                               "keywords", "attacking", "blocked", "blocking", "name"})
 _PLANESWALKER_FIELDS = frozenset({"id", "controller", "loyalty", "in_combat", "name"})
@@ -322,19 +383,28 @@ _BATTLE_FIELDS = frozenset({"id", "protector", "defense", "in_combat", "name"})
 _NO_KEYWORDS: frozenset[str] = frozenset()
 
 
-def _parse_keywords(obj: _Obj) -> frozenset[str]:
+def _parse_keywords(obj: _Obj) -> tuple[frozenset[str], int]:
+    """The keywords but ``toxic N``, and the sum of the toxic values (702.164c: two
+    instances of toxic 2 give four poison counters, which a set of keywords cannot say)."""
     raw = obj.array("keywords")
     if not raw:
-        return _NO_KEYWORDS
+        return _NO_KEYWORDS, 0
     keywords = set()
+    toxic = 0
     for i, value in enumerate(raw):
         if type(value) is not str or len(value) > MAX_TEXT_LENGTH:
             value = check_text(value, f"{obj.sub('keywords')}[{i}]")
         keyword, refused = read_keyword(value)
         if refused is not None:
             raise InputError(f"{obj.sub('keywords')}[{i}]", refused)
+        if keyword.startswith("toxic "):
+            toxic += int(keyword[6:])
+            if toxic > MAX_MAGNITUDE:
+                raise InputError(f"{obj.sub('keywords')}[{i}]", "the toxic values add up "
+                                 f"to more than {int_text(MAX_MAGNITUDE)}")
+            continue
         keywords.add(keyword)
-    return frozenset(keywords)
+    return frozenset(keywords), toxic
 
 
 def _parse_combat(document: object) -> Combat:
@@ -359,7 +429,8 @@ def _parse_combat(document: object) -> Combat:
         obj = _Obj(raw, "players", _PLAYER_FIELDS, i)
         pid = obj.id("id")
         register(pid, obj)
-        players.append(Player(pid, obj.integer("life", 20), obj.string("name")))
+        players.append(Player(pid, obj.integer("life", 20), obj.string("name"),
+                              obj.integer("poison", 0, minimum=0)))
     player_ids = {p.id for p in players}
 
     active = top.id("active_player")
@@ -401,7 +472,7 @@ def _parse_combat(document: object) -> Combat:
         controller = player_ref(obj, "controller")
         power, toughness = obj.integer("power"), obj.integer("toughness")
         damage, value = obj.integer("damage", 0, minimum=0), obj.integer("value", 1)
-        keywords = _parse_keywords(obj)
+        keywords, toxic = _parse_keywords(obj)
         attacking = obj.optional_id("attacking")
         blocked = obj.boolean("blocked")
         name = obj.string("name")
@@ -413,7 +484,7 @@ def _parse_combat(document: object) -> Combat:
         # Built once, with the blocks as listed: they are checked below, and any that is
         # not an attacker this creature may block refuses the whole document.
         creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                            attacking, blocked, tuple(blocking), name)
+                            attacking, blocked, tuple(blocking), name, toxic)
         parsed.append((obj, creature, blocking))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
@@ -489,5 +560,69 @@ def _parse_combat(document: object) -> Combat:
         raise InputError("step", f"must be 'first_strike' or 'regular', not "
                          f"{brief_repr(raw_step)}")
 
+    creature_ids = {c.id for c in creatures}
+    most_power = max((c.power for c in creatures), default=0)
+    prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
+                                                         most_power)
     return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), step)
+                  tuple(battles), step, prevention, multipliers, thresholds)
+
+
+def _parse_effects(top: _Obj, seen: dict[str, _Obj], creature_ids: set[str],
+                   player_ids: set[str], most_power: int) -> tuple[tuple[Prevention, ...],
+                                                  tuple[Multiplier, ...],
+                                                  tuple[LossThreshold, ...]]:
+    """``prevention``, ``multipliers`` and ``loss_thresholds``: what dealt damage does."""
+
+    def source_ref(obj: _Obj, wildcard: bool = True) -> str:
+        sid = obj.id("source")
+        if wildcard and sid == ANY:
+            return sid
+        if sid not in creature_ids:
+            raise InputError(obj.sub("source"), f"{sid!r} is not a creature"
+                             + (" (or '*')" if wildcard else ""))
+        return sid
+
+    def target_ref(obj: _Obj) -> str:
+        tid = obj.id("target")
+        if tid != ANY and tid not in seen:
+            raise InputError(obj.sub("target"), f"{tid!r} is not a player, creature, "
+                             "planeswalker or battle (or '*')")
+        return tid
+
+    prevention = tuple(
+        Prevention(source_ref(obj), target_ref(obj))
+        for obj in (_Obj(raw, "prevention", _PREVENTION_FIELDS, i)
+                    for i, raw in enumerate(top.array("prevention"))))
+    multipliers: list[Multiplier] = []
+    product = 1
+    for i, raw in enumerate(top.array("multipliers")):
+        obj = _Obj(raw, "multipliers", _MULTIPLIER_FIELDS, i)
+        entry = Multiplier(source_ref(obj), target_ref(obj),
+                           obj.integer("factor", minimum=0, maximum=MAX_FACTOR_PRODUCT))
+        product *= max(entry.factor, 1)
+        if product > MAX_FACTOR_PRODUCT:
+            raise InputError(obj.sub("factor"), "the factors above 1 multiply to more than "
+                             f"{MAX_FACTOR_PRODUCT:,}, the limit")
+        if most_power * product > MAX_MAGNITUDE:
+            # Dealt damage stays within the range of every other integer of the document,
+            # which the search's arithmetic relies on.
+            raise InputError(obj.sub("factor"), "the factors above 1 multiply the largest "
+                             f"power ({int_text(most_power)}) past "
+                             f"{int_text(MAX_MAGNITUDE)}, the largest damage trample deals")
+        multipliers.append(entry)
+    thresholds: list[LossThreshold] = []
+    for i, raw in enumerate(top.array("loss_thresholds")):
+        obj = _Obj(raw, "loss_thresholds", _LOSS_THRESHOLD_FIELDS, i)
+        source = source_ref(obj, wildcard=False)
+        player = obj.id("player")
+        if player not in player_ids:
+            raise InputError(obj.sub("player"), f"{player!r} is not a player")
+        threshold = obj.integer("threshold", minimum=1)
+        already = obj.integer("already", 0, minimum=0)
+        if already >= threshold:
+            raise InputError(obj.sub("already"), f"must be less than threshold "
+                             f"({int_text(threshold)}), not {int_text(already)}: the "
+                             "player has already lost")
+        thresholds.append(LossThreshold(source, player, threshold, already))
+    return prevention, tuple(multipliers), tuple(thresholds)

@@ -53,8 +53,9 @@ from .game import (
     put_trigger,
     replace_permanents,
 )
+from .outcomes import toxic_total
 from .reading import MAX_MAGNITUDE
-from .seeds import OROCHI, damage_triggers, resolve_all
+from .seeds import OROCHI, damage_triggers, loss_thresholds, resolve_all
 
 Assign = Callable[[Combat], Assignment | Sequence[Mapping[str, Any]]]
 """Given the combat of one combat damage step, the assignment to deal (both sides)."""
@@ -219,6 +220,11 @@ def combat_of(state: GameState, step: str | None = None,
     ``step`` is ``"first_strike"`` or ``"regular"``; by default ``"first_strike"`` when a
     creature in combat has first strike or double strike (510.4). ``combat`` defaults to
     ``state.combat``. Ids are the game's own object and player ids.
+
+    What the damage will do is part of it: the players' poison counters, infect, wither,
+    lifelink and toxic on the creatures, and Vessel of the All-Consuming's clause as a
+    loss threshold with the damage it dealt each opponent this turn. (The game has no
+    commanders, so no commander-damage threshold arises.)
     """
     combat = combat if combat is not None else state.combat
     if combat is None:
@@ -274,10 +280,13 @@ def combat_of(state: GameState, step: str | None = None,
                                               if perm is not None and live else 0, live))
     if step is None:
         step = "first_strike" if any(c.has_first_strike for c in creatures) else "regular"
-    players = tuple(Player(p.id, p.life) for p in state.players)
+    players = tuple(Player(p.id, p.life, poison=p.poison) for p in state.players)
     _check_range(state, players, creatures, planeswalkers, battles)
+    thresholds = loss_thresholds(state, (c.id for c in creatures if c.is_attacking
+                                         or c.is_blocking))
     return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), "first_strike" if step == "first_strike" else "regular")
+                  tuple(battles), "first_strike" if step == "first_strike" else "regular",
+                  loss_thresholds=thresholds)
 
 
 def _check_range(state: GameState, players: Sequence[Player], creatures: Sequence[Creature],
@@ -292,6 +301,7 @@ def _check_range(state: GameState, players: Sequence[Player], creatures: Sequenc
 
     for i, p in enumerate(players):
         check_int(p.life, f"state.players[{i}].life")
+        check_int(p.poison, f"state.players[{i}].poison")
     for c in creatures:
         for key, value in (("power", c.power), ("toughness", c.toughness),
                            ("damage", c.damage)):
@@ -314,9 +324,12 @@ def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | 
         if keyword.startswith(UNSUPPORTED_KEYWORDS):
             raise InputError("combat", f"{perm.id!r} has {keyword}: banding is not "
                                        "supported yet")
+    toxic = toxic_total(keywords)
+    if toxic:  # kept as its total, as combat/1 keeps it (702.164c)
+        keywords = frozenset(k for k in keywords if not k.startswith("toxic "))
     return Creature(perm.id, perm.controller, perm.power, perm.toughness, perm.damage,
                     keywords=keywords, attacking=attacking, blocked=blocked,
-                    blocking=blocking)
+                    blocking=blocking, toxic=toxic)
 
 
 def combat_document(state: GameState, step: str | None = None,

@@ -11,7 +11,12 @@ dealt. Its results (120.3):
 * to a battle: that many defense counters removed;
 * to a creature: damage marked, or -1/-1 counters from a source with wither or infect;
   deathtouch marks the creature for 704.5h;
-* a source with lifelink makes its controller gain that much life.
+* a source with lifelink makes its controller gain that much life;
+* combat damage from a source with toxic gives the player poison counters equal to its
+  total toxic value (702.164c).
+
+What damage does and which state-based actions follow are read from
+:mod:`trample.models.outcomes`, the implementation the solver's objective reads too.
 
 Damage dealt to each player by each source is tallied for the turn (Vessel of the
 All-Consuming asks for it). Triggers on damage are found by
@@ -52,6 +57,7 @@ from .game import (
     replace_permanents,
     replace_player,
 )
+from .outcomes import dies, gains_life, has_lost, notes_deathtouch, result_of, toxic_total
 from .sagas import is_saga_to_sacrifice
 
 
@@ -106,25 +112,32 @@ def _deal_all(state: GameState, assignment: Assignment, *, combat: bool,
     gained: dict[str, int] = {}
     changed: dict[str, Permanent] = {}
     tally = {(s, p): n for s, p, n in state.damage_this_turn}
+    poisoned: set[tuple[str, str]] = set()
     players = {p.id: p for p in state.players}
     for source_id, target, amount in assignment.entries:
         src = sources[source_id]
         events.append(DamageDealt(source_id, target, amount, combat))
+        keywords = src.combat_keywords
         if target in players:
             player = players[target]
-            if src.has_keyword("infect"):
+            if result_of(keywords, "player") == "poison":
                 player = replace(player, poison=player.poison + amount)
                 events.append(PoisonCountersAdded(player.id, amount))
             else:
                 player = replace(player, life=player.life - amount)
                 events.append(LifeLost(player.id, amount))
+            toxic = toxic_total(keywords) if combat and amount > 0 else 0
+            if toxic and (source_id, target) not in poisoned:
+                poisoned.add((source_id, target))  # once per player it dealt damage to
+                player = replace(player, poison=player.poison + toxic)
+                events.append(PoisonCountersAdded(player.id, toxic))
             players[target] = player
             tally[(source_id, target)] = tally.get((source_id, target), 0) + amount
         else:
             perm = changed.get(target) or state.permanent(target)
             changed[target], more = _damage_permanent(perm, src, amount)
             events += more
-        if src.has_keyword("lifelink"):
+        if gains_life(keywords):
             gained[src.id] = gained.get(src.id, 0) + amount
     for source_id, amount in gained.items():
         controller = players[sources[source_id].controller]
@@ -148,12 +161,13 @@ def _damage_permanent(perm: Permanent, src: Permanent,
         perm = replace(perm, counters=counters_add(perm.counters, DEFENSE, -amount))
         events.append(CounterRemoved(perm.id, DEFENSE, taken))
     if perm.is_creature:
-        if src.has_keyword("wither") or src.has_keyword("infect"):
+        keywords = src.combat_keywords
+        if result_of(keywords, "creature") == "counters":
             perm = replace(perm, counters=counters_add(perm.counters, MINUS_ONE, amount))
             events.append(CounterAdded(perm.id, MINUS_ONE, amount))
         else:
             perm = replace(perm, damage=perm.damage + amount)
-        if src.has_keyword("deathtouch"):
+        if notes_deathtouch(keywords):
             perm = replace(perm, deathtouch_damaged=True)
     return perm, events
 
@@ -182,9 +196,11 @@ def _check_once(state: GameState) -> Transition:
     events: list[Event] = []
     losers: list[tuple[str, str]] = []
     for p in state.players:
-        if not p.lost and p.life <= 0:
+        if p.lost or not has_lost(p.life, p.poison):
+            continue
+        if p.life <= 0:
             losers.append((p.id, "704.5a: life total 0 or less"))
-        elif not p.lost and p.poison >= 10:
+        else:
             losers.append((p.id, "704.5c: ten or more poison counters"))
     leaving: list[tuple[str, str]] = []  # (object, cause)
     annihilate: list[tuple[str, int]] = []
@@ -229,16 +245,18 @@ def _without_tokens(player: PlayerState) -> PlayerState:
     return player
 
 
+_DEATH_CAUSES = {"704.5f": "704.5f: toughness 0 or less",
+                 "704.5g": "704.5g: destroyed by lethal damage",
+                 "704.5h": "704.5h: destroyed by deathtouch damage"}
+
+
 def _leaves_because(state: GameState, perm: Permanent) -> str | None:
     """Why a state-based action puts ``perm`` into its owner's graveyard, if one does."""
     if perm.is_creature:
-        if perm.toughness <= 0:
-            return "704.5f: toughness 0 or less"
-        if not perm.has_keyword("indestructible"):
-            if perm.damage >= perm.toughness:
-                return "704.5g: destroyed by lethal damage"
-            if perm.deathtouch_damaged:
-                return "704.5h: destroyed by deathtouch damage"
+        rule = dies(perm.toughness, perm.damage, perm.has_keyword("indestructible"),
+                    perm.deathtouch_damaged)
+        if rule is not None:
+            return _DEATH_CAUSES[rule]
     if perm.is_planeswalker and perm.counter(LOYALTY) == 0:
         return "704.5i: planeswalker with 0 loyalty"
     if perm.is_battle and perm.counter(DEFENSE) == 0:

@@ -26,11 +26,12 @@ transforms" does not trigger (400.7, RULES.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Literal
 
 from .cards import get_card
+from .combat import LossThreshold
 from .errors import InputError
 from .events import AbilityResolved, DamageDealt, Event, PlayerLost, ZoneChange
 from .game import (
@@ -89,6 +90,25 @@ def damage_triggers(state: GameState, events: list[Event]) -> Transition:
                                           player=player)
                 out += more
     return state, out
+
+
+def loss_thresholds(state: GameState, creatures: Iterable[str]) -> tuple[LossThreshold, ...]:
+    """Vessel of the All-Consuming's clause for each Vessel among ``creatures``, as combat/1
+    loss thresholds: each opponent of its controller still in the game loses once the
+    damage it dealt them this turn reaches 10. Its ability triggers only when it deals
+    damage, so a player it already dealt 10 or more needs one more point (the threshold
+    is one past the tally)."""
+    out: list[LossThreshold] = []
+    for cid in creatures:
+        perm = state.find_permanent(cid)
+        if perm is None or perm.name != VESSEL:
+            continue
+        for player in state.players:
+            if player.id == perm.controller or player.lost:
+                continue
+            already = state.damage_dealt(cid, player.id)
+            out.append(LossThreshold(cid, player.id, max(10, already + 1), already))
+    return tuple(out)
 
 
 def _vessel_counter(state: GameState, trigger: Trigger) -> tuple[GameState, list[Event], bool]:

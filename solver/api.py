@@ -397,3 +397,57 @@ def validate_many(document: Mapping[str, Any], amounts: Any, *,
     from trample.solver.batch import validate_many as judge
 
     return judge(space_of(document, side), amounts)
+
+
+def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
+         time_limit: float | None = None) -> Result:
+    """Both combat damage steps at once: the attackers' first-strike split that
+    guarantees the best value of the objective over the whole combat, the defenders
+    replying worst for it in each step, with one principal line of play."""
+    from trample.solver.plan import parse_plan_objective, regular_document
+    from trample.solver.plan import plan as search
+
+    started = _request_started.get() or time.monotonic()
+    combat = Combat.from_json(document)
+    terms = parse_plan_objective(_field(document, "objective", objective))
+    seconds = parse_time_limit(_field(document, "time_limit", time_limit))
+    with _reporting("plan", document, objective=objective, time_limit=time_limit):
+        found = search(combat, terms, deadline=started + seconds)
+    regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
+        if combat.step == "first_strike" else combat
+    first = legal_space(combat, "attackers")
+    return {
+        "status": found.status, "objective": found.objective,
+        "first_strike": to_entries(first, found.first_strike),
+        "line": {
+            "blockers_first_strike": to_entries(legal_space(combat, "blockers"),
+                                                found.blockers_first_strike),
+            "attackers_regular": to_entries(legal_space(regular, "attackers"),
+                                            found.attackers_regular),
+            "blockers_regular": to_entries(legal_space(regular, "blockers"),
+                                           found.blockers_regular),
+        },
+    }
+
+
+def next_step(combat: Mapping[str, Any], attackers: object, blockers: object) -> Result:
+    """The regular step's combat/1 document after the two first-strike splits: dead
+    creatures left out, an attacker whose blockers are all gone blocked, dead planeswalkers
+    and battles out of combat, damage, counters, loyalty, defense, life, poison and loss
+    thresholds carried over."""
+    from trample.solver.plan import regular_document
+
+    parsed = Combat.from_json(combat)
+    if parsed.step != "first_strike":
+        raise InputError("step", "next_step needs a document of the first-strike step")
+    splits = []
+    for side, raw in (("attackers", attackers), ("blockers", blockers)):
+        space = legal_space(parsed, side)  # type: ignore[arg-type]
+        amounts = dict(parse_assignment(parsed, raw, side).items())
+        found = each_violation(space, amounts)
+        first = next(iter(found), None)
+        if first is not None:
+            raise InputError(side, f"not a legal first-strike split: {first.message} "
+                             f"({first.rule})")
+        splits.append(amounts)
+    return {"combat": regular_document(parsed, splits[0], splits[1]).to_json()}

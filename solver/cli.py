@@ -154,12 +154,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="whose damage is assigned (default: the document's, else "
                             "attackers)")
 
+    p = command("plan", "Both combat damage steps at once: the first-strike split that "
+                "guarantees the best value over the whole combat.")
+    p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
+    p.add_argument("--objective", metavar="T1,T2,...",
+                   help="terms, first matters most (default: losses, deaths, survivals, "
+                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
+                        "loyalty_loss, defense_loss, life_gain)")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop and answer 'feasible' with the best value guaranteed so far "
+                        "(default 60)")
+
     p = command("solve", "The best legal assignment for the objective, lexicographically.")
     file_and_side(p)
     p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default for attackers: lethal, kills, "
-                        "planeswalker_kills, battle_kills, player_damage, "
-                        "planeswalker_damage, battle_damage; for blockers: kills)")
+                   help="terms, first matters most (default for attackers: losses, deaths, "
+                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
+                        "loyalty_loss, defense_loss, life_gain; for blockers: deaths, "
+                        "life_gain)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="stop the search after this long and answer 'feasible' with the "
                         "best found (default 60)")
@@ -231,7 +243,7 @@ def run(argv: Sequence[str]) -> int:
     _options.update(vars(args))
     if args.command is None:
         raise _Usage("a COMMAND is required (solve, validate, count, enumerate, "
-                     "sample, serve, batch, apply, demo; see --help)")
+                     "sample, plan, serve, batch, apply, demo; see --help)")
     if args.command == "serve":
         from trample.solver.serve import serve
 
@@ -268,7 +280,10 @@ def run(argv: Sequence[str]) -> int:
 
     started = time.monotonic()  # solve's time limit counts reading the input
     document = _read_json(args.file, "combat document")
-    if args.command == "solve":
+    if args.command == "plan":
+        _emit(api.plan(document, objective=_objective(args.objective),
+                       time_limit=args.time_limit))
+    elif args.command == "solve":
         _emit(api.solve(document, side=args.side, objective=_objective(args.objective),
                         time_limit=args.time_limit, started=started))
     elif args.command == "validate":

@@ -17,8 +17,18 @@ from typing import Literal
 from ortools.sat.python import cp_model
 
 from trample.models.errors import InternalError
+from trample.models.keywords import DEATHTOUCH, INDESTRUCTIBLE
+from trample.models.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Outcome
+from trample.models.outcomes import creature_dies as _dies_now
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
+from trample.solver.objectives import (
+    DAMAGE_KINDS,
+    OUTCOME_DAMAGE_KINDS,
+    PLAIN_TERMS,
+    Scoring,
+    evaluate,
+    scoring,
+)
 from trample.solver.rules import LegalSpace, Source
 from trample.solver.search_settings import SHIPPED, SearchSettings
 
@@ -238,6 +248,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     # each with bounds on its value (for the weighted form below).
     score = scoring(space)
     receivers = set(into)
+    outcome = _Outcomes(model, space, score, x, exclude)
     expressions: list[cp_model.LinearExprT] = []
     spans: list[int] = []
     lows: list[int] = []
@@ -253,6 +264,11 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             pairs = [(s, v) for (s, t), v in x.items() if score.kind[t] == kind]
             expressions.append(sum(v for _, v in pairs))
             spans.append(sum(by_id[s].power for s in {s for s, _ in pairs}))
+        elif term in PLAIN_TERMS:
+            expression, low, span = outcome.term(term)
+            expressions.append(expression)
+            lows[-1] = low
+            spans.append(span)
         else:
             need = score.thresholds[term]
             reached = [at_least(t, n) for t, n in need.items()
@@ -333,6 +349,159 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     return GroupResult(status, amounts, time.monotonic() - started, stages, gap)
 
 
+class _Outcomes:
+    """The outcome terms as linear expressions over the amounts: dealt damage is the
+    assigned amount times the pair's factor (0 when prevented), so every result of
+    damage is a weighted sum and every state-based action a threshold on one
+    (:mod:`trample.models.outcomes` cites the rules). Literals
+    imply their threshold; only a creature of negative value also gets the converse (the
+    maximization makes the one direction enough everywhere else)."""
+
+    def __init__(self, model: cp_model.CpModel, space: LegalSpace, score: Scoring,
+                 x: dict[tuple[str, str], cp_model.IntVar], exclude: frozenset[str]) -> None:
+        self.model, self.space, self.score, self.exclude = model, space, score, exclude
+        combat = space.combat
+        self.power = {s.id: s.power for s in space.sources}
+        self.creature = {sid: combat.creature(sid) for sid, _ in x}
+        # (source, target, factor, variable) of each pair that deals damage.
+        self.into: dict[str, list[tuple[str, int, cp_model.IntVar]]] = {}
+        self.kind = score.kind
+        for (sid, tid), var in x.items():
+            f = score.effects.factor(sid, tid)
+            if f > 0:
+                self.into.setdefault(tid, []).append((sid, f, var))
+        self.toxic: dict[tuple[str, str], cp_model.IntVar] = {}
+
+    def _linear(self, pairs: list[tuple[str, int, cp_model.IntVar]]
+                ) -> tuple[cp_model.LinearExprT, int]:
+        """The sum of dealt damage over ``pairs``, and its largest value."""
+        most: dict[str, int] = {}
+        for sid, f, _ in pairs:
+            most[sid] = max(most.get(sid, 0), f)
+        return (sum(f * var for _, f, var in pairs),
+                sum(self.power[sid] * f for sid, f in most.items()))
+
+    def _reach(self, pairs: list[tuple[str, int, cp_model.IntVar]], need: int,
+               both: bool = False, extra: cp_model.LinearExprT = 0) -> cp_model.IntVar | bool:
+        if need <= 0:
+            return True
+        if not pairs and isinstance(extra, int):
+            return extra >= need
+        lit = self.model.new_bool_var("outcome")
+        total = sum([*(f * var for _, f, var in pairs), extra])
+        self.model.add(total >= need).only_enforce_if(lit)
+        if both:
+            self.model.add(total <= need - 1).only_enforce_if(~lit)
+        return lit
+
+    def _any(self, lits: list[cp_model.IntVar | bool], both: bool) -> cp_model.IntVar | bool:
+        if any(lit is True for lit in lits):
+            return True
+        open_lits = [lit for lit in lits if lit is not False]
+        if not open_lits:
+            return False
+        if len(open_lits) == 1:
+            return open_lits[0]
+        lit = self.model.new_bool_var("any")
+        self.model.add_bool_or(open_lits).only_enforce_if(lit)
+        if both:
+            for other in open_lits:
+                self.model.add_implication(other, lit)
+        return lit
+
+    def _toxic(self, sid: str, player: str, var: cp_model.IntVar) -> cp_model.IntVar:
+        """A literal that implies the source dealt the player damage (toxic)."""
+        lit = self.toxic.get((sid, player))
+        if lit is None:
+            lit = self.toxic[(sid, player)] = self.model.new_bool_var(f"toxic[{sid}]")
+            self.model.add(var >= 1).only_enforce_if(lit)
+        return lit
+
+    def _poison(self, player: str) -> tuple[cp_model.LinearExprT, int]:
+        pairs = self.into.get(player, [])
+        infect = [p for p in pairs if self.creature[p[0]].has(INFECT)]
+        expression, most = self._linear(infect)
+        parts = [expression]
+        for sid, _, var in pairs:
+            toxic = self.creature[sid].toxic
+            if toxic:
+                parts.append(toxic * self._toxic(sid, player, var))
+                most += toxic
+        return sum(parts), most
+
+    def _loses(self, player_id: str) -> cp_model.IntVar | bool:
+        combat = self.space.combat
+        player = next(p for p in combat.players if p.id == player_id)
+        pairs = self.into.get(player_id, [])
+        life = [p for p in pairs if not self.creature[p[0]].has(INFECT)]
+        poison, _ = self._poison(player_id)
+        conditions = [self._reach(life, player.life),
+                      self._reach([], POISON_TO_LOSE - player.poison, extra=poison)]
+        for t in combat.loss_thresholds:
+            if t.player == player_id:
+                own = [p for p in pairs if p[0] == t.source]
+                conditions.append(self._reach(own, t.threshold - t.already))
+        return self._any(conditions, False)
+
+    def _dies(self, creature_id: str, both: bool) -> cp_model.IntVar | bool:
+        creature = self.space.combat.creature(creature_id)
+        pairs = self.into.get(creature_id, [])
+        if creature.has(INDESTRUCTIBLE):
+            counters = [p for p in pairs if self.creature[p[0]].has(WITHER)
+                        or self.creature[p[0]].has(INFECT)]
+            return self._reach(counters, creature.toughness, both)
+        conditions = [self._reach(pairs, creature.lethal_need, both)]
+        conditions += [self._reach([p], 1, both) for p in pairs
+                       if self.creature[p[0]].has(DEATHTOUCH)]
+        return self._any(conditions, both)
+
+    def term(self, term: str) -> tuple[cp_model.LinearExprT, int, int]:
+        """The term's expression over this group, its lowest value and its range."""
+        score, exclude = self.score, self.exclude
+        if term == "deaths":
+            nothing = _nothing()
+            worth = [(c, creature.value) for c, creature in score.candidates.items()
+                     if c in self.into and creature.value != 0
+                     and not _dies_now(creature, nothing)]
+            deaths: cp_model.LinearExprT = sum(v * self._dies(c, v < 0) for c, v in worth)
+            return (deaths, sum(v for _, v in worth if v < 0),
+                    sum(abs(v) for _, v in worth))
+        if term == "poison":
+            parts: list[cp_model.LinearExprT] = []
+            span = 0
+            for target in self.into:
+                if self.kind[target] == "player":
+                    poison, most = self._poison(target)
+                    parts.append(poison)
+                    span += most
+            return sum(parts), 0, span
+        if term in OUTCOME_DAMAGE_KINDS:
+            kind = OUTCOME_DAMAGE_KINDS[term]
+            pairs = [p for t, ps in self.into.items() if self.kind[t] == kind for p in ps
+                     if kind != "player" or not self.creature[p[0]].has(INFECT)]
+            loss, most = self._linear(pairs)
+            return loss, 0, most
+        if term == "life_gain":
+            combat = self.space.combat
+            own = {combat.active_player} if self.space.side == "attackers" else \
+                {p.id for p in combat.defending_players}
+            pairs = [p for ps in self.into.values() for p in ps
+                     if self.creature[p[0]].has(LIFELINK)
+                     and self.creature[p[0]].controller in own]
+            gain, most = self._linear(pairs)
+            return gain, 0, most
+        targets = [t for t in score.thresholds[term] if t in self.into and t not in exclude]
+        if term == "losses":
+            lits = [self._loses(t) for t in targets]
+        else:
+            lits = [self._reach(self.into[t], score.life[t]) for t in targets]
+        return sum(lits), 0, len(targets)
+
+
+def _nothing() -> Outcome:
+    return Outcome()
+
+
 def identical_creatures(space: LegalSpace, sources: Sequence[Source]
                         ) -> list[tuple[str, list[str]]]:
     """Classes of interchangeable creatures among the recipients of ``sources`` (a group
@@ -357,8 +526,17 @@ def identical_creatures(space: LegalSpace, sources: Sequence[Source]
                 gates.setdefault(wall, []).append((s.id, r.id))
     classes: dict[tuple[object, ...], tuple[str, list[str]]] = {}
     for creature, who in senders.items():
-        signature = (tuple(who), space.need[creature], score.killable.get(creature),
-                     tuple(gates.get(creature, ())))
+        signature: tuple[object, ...] = (tuple(who), space.need[creature],
+                                         score.killable.get(creature),
+                                         tuple(gates.get(creature, ())))
+        if not score.plain:
+            # What dealt damage does may tell two creatures apart: the factors from each
+            # sender, and what decides their death.
+            c = space.combat.creature(creature)
+            candidate = score.candidates.get(creature)
+            signature += (tuple(score.effects.factor(s, creature) for s, _, _ in who),
+                          None if candidate is None else candidate.value,
+                          c.toughness, c.damage, c.has(INDESTRUCTIBLE))
         classes.setdefault(signature, (who[0][0], []))[1].append(creature)
     return [(first, members) for first, members in classes.values() if len(members) > 1]
 

@@ -8,7 +8,8 @@ state-based actions run, and Vessel's ten-damage clause ends the game.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from trample.models.assignment import Assignment
 from trample.models.cards import get_card
@@ -57,9 +58,10 @@ from trample.models.seeds import (
 )
 from trample.solver.assignment import to_assignment
 from trample.solver.game_loop import judge
-from trample.solver.objectives import parse_objective
+from trample.solver.objectives import evaluate, parse_objective
 from trample.solver.optimize import check_legal
 from trample.solver.optimize import solve as optimize
+from trample.solver.plan import guarantee, plan
 from trample.solver.rules import SIDES, legal_space
 
 YOU, OPPONENT = "you", "opponent"
@@ -205,6 +207,15 @@ def _combat(log: Log, attacks: dict[str, str], blocks: dict[str, list[str]],
         before_damage(log)
     steps = ["first_strike", "regular"] if has_first_strike_step(
         combat_of(log.state)) else ["regular"]
+    planned: dict[tuple[str, str], int] | None = None
+    if steps[0] == "first_strike":
+        # Both steps at once: the attackers' first-strike split that guarantees the most
+        # over the whole combat, whatever the defenders answer in each step.
+        found_plan = plan(combat_of(log.state, "first_strike"))
+        planned = dict(found_plan.first_strike)
+        terms = ", ".join(f"{t} {v}" for t, v in found_plan.objective.items() if v)
+        log.say(f"planned across both steps ({found_plan.status}; guaranteed {terms}; the "
+                "combat document does not know what triggers will add between the steps)")
     for step in steps:
         if game_over(log.state):
             break
@@ -214,6 +225,10 @@ def _combat(log: Log, attacks: dict[str, str], blocks: dict[str, list[str]],
         for side in SIDES:
             space = legal_space(combat, side)
             found = optimize(space, parse_objective(None, side))
+            if side == "attackers" and step == "first_strike" and planned is not None:
+                found = replace(found, amounts=planned,
+                                objective=evaluate(space, planned,
+                                                   parse_objective(None, side)))
             check_legal(space, found.amounts, "solve")
             split = to_assignment(space, found.amounts)
             if not split:
@@ -312,6 +327,44 @@ def play() -> list[str]:
     return log.lines
 
 
+LOOKAHEAD = {
+    "active_player": "you", "players": [{"id": "you"}, {"id": "opponent"}],
+    "creatures": [
+        {"id": "lifelinker", "name": "Double-striking lifelinker", "controller": "you",
+         "power": 4, "toughness": 4, "keywords": ["Double strike", "Lifelink"],
+         "attacking": "opponent"},
+        {"id": "bear1", "name": "Bear A", "controller": "opponent", "power": 2,
+         "toughness": 2, "blocking": ["lifelinker"]},
+        {"id": "bear2", "name": "Bear B", "controller": "opponent", "power": 2,
+         "toughness": 2, "blocking": ["lifelinker"]}],
+}
+"""A combat where the best first-strike split for that step alone is not the best for
+the whole combat: killing both blockers with first-strike damage leaves the regular
+damage nowhere to go (blocked, no trample), so half the life is gained."""
+
+
+def lookahead() -> list[str]:
+    """Planning both steps against choosing each step on its own, on :data:`LOOKAHEAD`."""
+    combat = Combat.from_json(LOOKAHEAD)
+    space = legal_space(combat, "attackers")
+    alone = optimize(space, parse_objective(None, "attackers")).amounts
+    planned = plan(combat)
+
+    def split(amounts: Mapping[tuple[str, str], int]) -> str:
+        return ", ".join(f"{combat.label(s)} -> {combat.label(t)}: {n}"
+                         for s, t, n in to_assignment(space, amounts).entries)
+
+    def value(found: Mapping[str, int]) -> str:
+        return ", ".join(f"{t} {v}" for t, v in found.items() if v)
+
+    return ["", "Planning both steps beats choosing each step on its own: a 4/4 with double "
+            "strike and lifelink blocked by two 2/2 bears.",
+            f"  best first-strike split for that step alone: {split(alone)}",
+            f"    guarantees over the whole combat: {value(guarantee(combat, alone))}",
+            f"  planned across both steps: {split(planned.first_strike)}",
+            f"    guarantees over the whole combat: {value(planned.objective)}"]
+
+
 def render() -> str:
-    """The game log as one text."""
-    return "\n".join(play())
+    """The game log as one text, then a combat where planning both steps pays."""
+    return "\n".join(play() + lookahead())

@@ -26,8 +26,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from trample.models.combat import Player
+from trample.models.outcomes import POISON_TO_LOSE
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import evaluate, scoring
+from trample.solver.objectives import PLAIN_TERMS, evaluate, scoring
 from trample.solver.rules import LegalSpace, Recipient, Source
 
 MAX_CELLS = 150_000_000
@@ -101,7 +103,12 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
 def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                exclude: frozenset[str] = frozenset()) -> Amounts | None:
     """The first best legal split of a source that shares no recipient (None: the
-    knapsack would be too large; use CP-SAT)."""
+    knapsack would be too large, or the outcome terms see effects that the holding and
+    passing analysis does not model; use another exact method)."""
+    if any(t in PLAIN_TERMS for t in terms) and not _plain_source(space, source):
+        # Prevention, factors, counters and lifelink make where the holding excess goes
+        # and which blockers die depend on more than lethal thresholds.
+        return None
     walls = [r.id for r in source.recipients if r.kind == "creature"]
     others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power
@@ -149,6 +156,31 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
         if best_key is None or key > best_key:
             best, best_key = amounts, key
     return best
+
+
+def _plain_source(space: LegalSpace, source: Source) -> bool:
+    """Whether what ``source`` deals is what it assigns, with the plain results: no
+    prevention or factor on its pairs, no infect, wither, lifelink or toxic, no loss
+    threshold of its own, no recipient already at ten poison counters. Alone in its part,
+    it is then the only source of its blockers and of every uncontested target, so each
+    outcome term of its split is an assigned-damage term or a constant, and the holding
+    and passing candidates below contain an optimum."""
+    score = scoring(space)
+    if score.plain:
+        return True
+    combat = space.combat
+    creature = combat.creature(source.id)
+    if creature.toxic or any(creature.has(k) for k in ("infect", "wither", "lifelink")):
+        return False
+    if any(t.source == source.id for t in combat.loss_thresholds):
+        return False
+    for r in source.recipients:
+        if score.effects.factor(source.id, r.id) != 1:
+            return False
+        player = combat.get(r.id)
+        if isinstance(player, Player) and player.poison >= POISON_TO_LOSE:
+            return False
+    return True
 
 
 def _holding(source_id: str, walls: list[str], need: dict[str, int], killed: list[str],

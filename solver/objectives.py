@@ -1,18 +1,57 @@
-"""The objective terms of SPEC §4 and their value for an assignment."""
+"""The objective terms and their value for an assignment.
+
+Two families of terms: those on *assigned* damage (``lethal``, ``kills``, ...), and those on
+what the *dealt* damage does (``losses``, ``deaths``, ``poison``, ...), read from
+:mod:`trample.models.outcomes` (prevention, multipliers, infect, wither, lifelink, toxic,
+loss thresholds). On a combat where none of those apply (:attr:`Scoring.plain`) each
+outcome term equals an assigned-damage term or a constant (:data:`PLAIN_TERMS`), and the
+search runs on those.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from trample.models.combat import Combat, brief_repr
+from trample.models.combat import Combat, Creature, brief_repr
 from trample.models.errors import InputError
+from trample.models.outcomes import (
+    Effects,
+    Outcome,
+    battle_dies,
+    creature_dies,
+    deal,
+    effects,
+    has_outcome_effects,
+    planeswalker_dies,
+    player_loses,
+)
 from trample.solver.rules import LegalSpace, Side
 
-TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
-                          "player_damage", "planeswalker_damage", "battle_damage")
-BOTH_SIDES = frozenset({"kills"})
-DEFAULTS: dict[Side, tuple[str, ...]] = {"attackers": TERMS, "blockers": ("kills",)}
+ASSIGNED_TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
+                                   "player_damage", "planeswalker_damage", "battle_damage")
+"""Terms on assigned damage (702.19b: what legality judges)."""
+OUTCOME_TERMS: tuple[str, ...] = ("losses", "deaths", "planeswalker_deaths", "battle_deaths",
+                                  "poison", "life_loss", "loyalty_loss", "defense_loss",
+                                  "life_gain")
+"""Terms on what the dealt damage does (:mod:`trample.models.outcomes`)."""
+TERMS: tuple[str, ...] = OUTCOME_TERMS + ASSIGNED_TERMS
+BOTH_SIDES = frozenset({"kills", "deaths", "life_gain"})
+DEFAULTS: dict[Side, tuple[str, ...]] = {"attackers": OUTCOME_TERMS,
+                                         "blockers": ("deaths", "life_gain")}
+
+PLAIN_TERMS: dict[str, str | None] = {
+    "losses": "lethal", "deaths": "kills", "planeswalker_deaths": "planeswalker_kills",
+    "battle_deaths": "battle_kills", "poison": None, "life_loss": "player_damage",
+    "loyalty_loss": "planeswalker_damage", "defense_loss": "battle_damage",
+    "life_gain": None,
+}
+"""On a plain combat, the assigned-damage term each outcome term equals up to a constant
+(``deaths`` also counts an indestructible creature of toughness 0 or less, whatever
+is assigned), or None when it is a constant (no infect, toxic or lifelink)."""
+OUTCOME_THRESHOLD_TERMS = frozenset({"losses", "planeswalker_deaths", "battle_deaths"})
+OUTCOME_DAMAGE_KINDS = {"life_loss": "player", "loyalty_loss": "planeswalker",
+                        "defense_loss": "battle"}
 
 
 def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[str, ...]:
@@ -78,6 +117,10 @@ def threshold_targets(combat: Combat, term: str) -> tuple[ThresholdTarget, ...]:
         return walker_targets(combat)
     if term == "battle_kills":
         return battle_targets(combat)
+    if term in OUTCOME_THRESHOLD_TERMS:
+        base = PLAIN_TERMS[term]
+        assert base is not None
+        return threshold_targets(combat, base)
     return ()
 
 
@@ -101,6 +144,18 @@ class Scoring:
     """Per threshold term: the targets at their threshold whatever is assigned."""
     kind: dict[str, str]
     """The kind of everything a source may assign to."""
+    plain: bool
+    """Nothing makes dealt damage differ from assigned damage in its results: the outcome
+    terms equal assigned-damage terms (:data:`PLAIN_TERMS`)."""
+    effects: Effects
+    candidates: dict[str, Creature]
+    """The opposing creatures in combat, whose deaths ``deaths`` counts."""
+    deaths_constant: int
+    """Value of the candidates that die whatever is assigned."""
+    gone: dict[str, frozenset[str]]
+    """Per outcome threshold term: the targets lost or dead whatever is assigned."""
+    life: dict[str, int]
+    """Loyalty of planeswalkers and defense of battles, by id."""
 
 
 def scoring(space: LegalSpace) -> Scoring:
@@ -117,10 +172,28 @@ def scoring(space: LegalSpace) -> Scoring:
         targets = threshold_targets(combat, term)
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
         constant[term] = frozenset(t.id for t in targets if t.need <= 0)
+    nothing = Outcome()
+    gone = {
+        "losses": frozenset(p.id for p in combat.defending_players
+                            if player_loses(combat, p.id, nothing)),
+        "planeswalker_deaths": constant["planeswalker_kills"],
+        "battle_deaths": constant["battle_kills"],
+    }
+    for term in OUTCOME_THRESHOLD_TERMS:
+        base = PLAIN_TERMS[term]
+        assert base is not None
+        # The reachable targets not already gone; the need is what plain damage needs.
+        thresholds[term] = {t.id: t.need for t in threshold_targets(combat, base)
+                            if t.id in kind and t.id not in gone[term]}
+    candidates = {c.id: c for c in space.kill_candidates}
+    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources))
+    life = {w.id: w.loyalty for w in combat.planeswalkers}
+    life.update({b.id: b.defense for b in combat.battles})
     found = Scoring(
         {cid: c.value for cid, c in killable.items() if c.lethal_need > 0 and cid in kind},
         sum(c.value for c in killable.values() if c.lethal_need <= 0),
-        thresholds, constant, kind)
+        thresholds, constant, kind, plain, effects(combat), candidates,
+        sum(c.value for c in candidates.values() if creature_dies(c, nothing)), gone, life)
     space.memo["scoring"] = found
     return found
 
@@ -140,8 +213,13 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         k = kind[target]
         damage[k] = damage.get(k, 0) + got
     values: dict[str, int] = {}
+    out: Outcome | None = None
     for term in terms:
-        if term == "kills":
+        if term in PLAIN_TERMS:
+            if out is None:
+                out = deal(space.combat, amounts, score.effects)
+            values[term] = _outcome_value(space, score, out, term, exclude)
+        elif term == "kills":
             touched = space.deathtouched(amounts)
             killable = score.killable
             hit = set(received) | touched
@@ -156,3 +234,43 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
                                if t not in exclude and received.get(t, 0) >= need) \
                 + (sum(1 for t in constant if t not in exclude) if constant else 0)
     return values
+
+
+def _outcome_value(space: LegalSpace, score: Scoring, out: Outcome, term: str,
+                   exclude: frozenset[str]) -> int:
+    """The value of one outcome term, in time proportional to what was dealt."""
+    combat = space.combat
+    if term == "deaths":
+        total = score.deaths_constant
+        hit = set(out.damage) | set(out.counters) | out.deathtouched
+        for cid in hit:
+            creature = score.candidates.get(cid)
+            if creature is None or creature_dies(creature, Outcome()):
+                continue
+            if creature_dies(creature, out):
+                total += creature.value
+        return total
+    if term == "poison":
+        return sum(out.poison.values())
+    if term == "life_loss":
+        return sum(out.life_loss.values())
+    if term == "loyalty_loss":
+        return sum(out.loyalty_loss.values())
+    if term == "defense_loss":
+        return sum(out.defense_loss.values())
+    if term == "life_gain":
+        own = {combat.active_player} if space.side == "attackers" else \
+            {p.id for p in combat.defending_players}
+        return sum(v for p, v in out.life_gain.items() if p in own)
+    gone = score.gone[term]
+    counted = score.thresholds[term]
+    total = sum(1 for t in gone if t not in exclude)
+    if term == "losses":
+        hit = set(out.life_loss) | set(out.poison) | {p for _, p in out.by_source}
+        return total + sum(1 for p in hit if p in counted and p not in exclude
+                           and player_loses(combat, p, out))
+    if term == "planeswalker_deaths":
+        return total + sum(1 for w in out.loyalty_loss if w in counted and w not in exclude
+                           and planeswalker_dies(score.life[w], w, out))
+    return total + sum(1 for b in out.defense_loss if b in counted and b not in exclude
+                       and battle_dies(score.life[b], b, out))

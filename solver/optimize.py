@@ -33,7 +33,14 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.objectives import DAMAGE_KINDS, evaluate, scoring
+from trample.solver.objectives import (
+    DAMAGE_KINDS,
+    OUTCOME_DAMAGE_KINDS,
+    OUTCOME_THRESHOLD_TERMS,
+    PLAIN_TERMS,
+    evaluate,
+    scoring,
+)
 from trample.solver.rules import LegalSpace, Part, Source, components
 from trample.solver.search_settings import SHIPPED, SearchSettings
 from trample.solver.validate import violations
@@ -205,12 +212,38 @@ def _unsearched_gap(space: LegalSpace, sources: Sequence[Source], terms: Sequenc
             kind = DAMAGE_KINDS[term]
             highs.append(sum(s.power for s in sources
                              if any(score.kind[r.id] == kind for r in s.recipients)))
+        elif term in PLAIN_TERMS and term not in OUTCOME_THRESHOLD_TERMS:
+            highs.append(_outcome_high(space, sources, term))
         else:
             highs.append(sum(1 for t in score.thresholds[term]
                              if t in receivers and t not in exclude))
     got = evaluate(space, amounts, terms, exclude)
     base = evaluate(space, {}, terms, exclude)
     return tuple(max(h - (got[t] - base[t]), 0) for h, t in zip(highs, terms, strict=True))
+
+
+def _outcome_high(space: LegalSpace, sources: Sequence[Source], term: str) -> int:
+    """An upper bound on what ``sources`` can add to a non-threshold outcome term: each
+    source's power at its largest factor (plus its toxic value per player it reaches)."""
+    score = scoring(space)
+    combat = space.combat
+    if term == "deaths":
+        receivers = {r.id for s in sources for r in s.recipients}
+        return sum(c.value for cid, c in score.candidates.items()
+                   if cid in receivers and c.value > 0)
+    kind = OUTCOME_DAMAGE_KINDS.get(term, "player")
+    total = 0
+    for s in sources:
+        creature = combat.creature(s.id)
+        if term == "life_gain" and not creature.has("lifelink"):
+            continue
+        wanted = [r for r in s.recipients if term == "life_gain" or score.kind[r.id] == kind]
+        if not wanted:
+            continue
+        total += s.power * max(score.effects.factor(s.id, r.id) for r in wanted)
+        if term == "poison":
+            total += creature.toxic * len(wanted)
+    return total
 
 
 def threads(settings: SearchSettings = SHIPPED) -> int:
@@ -301,7 +334,35 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
 
 def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
-    """The lexicographically best legal assignment for ``terms`` (SPEC §4).
+    """The lexicographically best legal assignment for ``terms``.
+
+    On a plain combat (:attr:`~trample.solver.objectives.Scoring.plain`) the outcome terms
+    are searched as the assigned-damage terms they equal up to a constant, so the exact
+    fast paths apply unchanged and the chosen assignment is the one those terms choose.
+    """
+    if scoring(space).plain and any(t in PLAIN_TERMS for t in terms):
+        inner: list[str] = []
+        for t in terms:
+            base = PLAIN_TERMS.get(t, t)
+            if base is not None and base not in inner:
+                inner.append(base)
+        found = _solve(space, inner, time_limit, settings, deadline)
+        objective = evaluate(space, found.amounts, terms)
+        if found.bound is None:
+            return Solution(found.status, found.amounts, objective)
+        inner_objective = found.objective
+        bound = {}
+        for t in terms:
+            base = PLAIN_TERMS.get(t, t)
+            bound[t] = objective[t] if base is None else \
+                objective[t] + found.bound[base] - inner_objective[base]
+        return Solution(found.status, found.amounts, objective, bound)
+    return _solve(space, terms, time_limit, settings, deadline)
+
+
+def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
+           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
+    """:func:`solve` on the terms as given.
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
     stops a group early keeps the best assignment found for it (at worst the greedy one).
@@ -320,11 +381,15 @@ def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = No
 
     if disputed:
         together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
-        received = space.received(together)
         need = _thresholds(space, terms)
         reachable = {t: sum(s.power for s in space.senders.get(t, ())) for t in disputed}
-        open_targets = {t for t in disputed if received.get(t, 0) < need[t] <= reachable[t]}
-        for t in sorted(open_targets):
+        unreached = _unreached(space, together, terms, disputed)
+        by_outcome = _outcome_counted(space, terms)
+        # A target an outcome term counts is open whenever it is not reached: whether the
+        # parts together could reach it is not a sum of damage (poison, thresholds, factors).
+        open_targets = {t for t in unreached
+                        if t in by_outcome or need[t] <= reachable[t]}
+        for t in sorted(open_targets - by_outcome):
             # The parts are independent, so the most damage they can send to t together
             # is the sum of what each can send: if that falls short, so does any split.
             most = sum(_most_damage(space, parts[i], t, deadline, settings)
@@ -357,12 +422,44 @@ def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = No
     # a contested threshold not reached might still be reachable: count it as open.
     bound = [objective[t] + sum(g[i] for g in open_gaps) for i, t in enumerate(terms)]
     if disputed:
-        received = space.received(result)
-        need = _thresholds(space, terms)
         for i, term in enumerate(terms):
             targets = set(scoring(space).thresholds.get(term, {}))
-            bound[i] += sum(1 for t in disputed if t in targets and received.get(t, 0) < need[t])
+            missed = _unreached(space, result, [term], disputed)
+            bound[i] += sum(1 for t in disputed if t in targets and t in missed)
     return Solution("feasible", result, objective, dict(zip(terms, bound, strict=True)))
+
+
+def _outcome_counted(space: LegalSpace, terms: Sequence[str]) -> set[str]:
+    """Targets an outcome threshold term of ``terms`` counts (on a combat that is not
+    plain; on a plain one the outcome terms were replaced before the search)."""
+    score = scoring(space)
+    return {t for term in terms if term in OUTCOME_THRESHOLD_TERMS
+            for t in score.thresholds[term]}
+
+
+def _unreached(space: LegalSpace, amounts: Amounts, terms: Sequence[str],
+               targets: Iterable[str]) -> set[str]:
+    """Of ``targets``, those that some threshold term of ``terms`` counts and ``amounts``
+    does not reach: assigned damage short of the need for the assigned-damage terms, the
+    player not losing or the permanent not dying for the outcome terms."""
+    score = scoring(space)
+    received = space.received(amounts)
+    wanted = set(targets)
+    missed: set[str] = set()
+    outcome_terms = [t for t in terms if t in OUTCOME_THRESHOLD_TERMS]
+    if outcome_terms:
+        reached = {t: evaluate(space, {p: a for p, a in amounts.items() if p[1] == t},
+                               [term])[term] - evaluate(space, {}, [term])[term]
+                   for term in outcome_terms for t in wanted
+                   if t in score.thresholds[term]}
+        missed |= {t for t, got in reached.items() if got <= 0}
+    for term in terms:
+        if term in OUTCOME_THRESHOLD_TERMS:
+            continue
+        need = score.thresholds.get(term)
+        if need:
+            missed |= {t for t in wanted if t in need and received.get(t, 0) < need[t]}
+    return missed
 
 
 def check_legal(space: LegalSpace, amounts: Amounts, what: str) -> None:

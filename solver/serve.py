@@ -167,9 +167,24 @@ def _apply(p: Mapping[str, Any]) -> Any:
     return apply_request(p)
 
 
+def _plan(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "objective", "time_limit"})
+    return api.plan(p["combat"], objective=p.get("objective"), time_limit=p.get("time_limit"))
+
+
+def _next_step(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "attackers", "blockers"})
+    try:
+        return api.next_step(p["combat"], p.get("attackers", []), p.get("blockers", []))
+    except InputError as exc:
+        if exc.path.startswith(("attackers", "blockers")):  # params, not the combat
+            raise InputError(f"params.{exc.path}", exc.reason) from None
+        raise
+
+
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
-    "sample": _sample, "apply": _apply,
+    "sample": _sample, "apply": _apply, "plan": _plan, "next_step": _next_step,
 }
 
 

@@ -29,7 +29,18 @@ from collections.abc import Iterable, Mapping
 
 SIDES = ("attackers", "blockers")
 
-TERMS = (
+OUTCOME_TERMS = (
+    "losses",
+    "deaths",
+    "planeswalker_deaths",
+    "battle_deaths",
+    "poison",
+    "life_loss",
+    "loyalty_loss",
+    "defense_loss",
+    "life_gain",
+)
+ASSIGNED_TERMS = (
     "lethal",
     "kills",
     "planeswalker_kills",
@@ -38,6 +49,8 @@ TERMS = (
     "planeswalker_damage",
     "battle_damage",
 )
+TERMS = OUTCOME_TERMS + ASSIGNED_TERMS
+BOTH_SIDES_TERMS = ("kills", "deaths", "life_gain")
 
 TRAMPLE = "trample"
 TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
@@ -386,9 +399,18 @@ def legal_assignments(doc: dict, side: str) -> list[frozenset[tuple[str, str, in
 
 
 def default_objective(side: str) -> list[str]:
+    """SPEC §7: the default objective terms."""
     _check_side(side)
     if side == "attackers":
-        return list(TERMS)
+        return list(OUTCOME_TERMS)
+    return ["deaths", "life_gain"]
+
+
+def plain_objective(side: str) -> list[str]:
+    """SPEC §4: the default objective before §7."""
+    _check_side(side)
+    if side == "attackers":
+        return list(ASSIGNED_TERMS)
     return ["kills"]
 
 
@@ -441,6 +463,151 @@ def _term_value(doc: dict, side: str, amounts: dict[tuple[str, str], int], term:
     raise ValueError(f"unknown objective term {term!r}")  # pragma: no cover
 
 
+# ---------------------------------------------------------------------------
+# SPEC §7: what dealt damage does
+# ---------------------------------------------------------------------------
+
+
+def _toxic_total(creature: dict) -> int:
+    """The sum of the creature's `toxic N` keywords."""
+    total = 0
+    for keyword in creature.get("keywords", []):
+        words = normalize_keyword(keyword).split(" ")
+        if len(words) == 2 and words[0] == "toxic":
+            total += int(words[1])
+    return total
+
+
+def _matches(entry: dict, source_id: str, target_id: str) -> bool:
+    return entry["source"] in ("*", source_id) and entry["target"] in ("*", target_id)
+
+
+def dealt(doc: dict, source_id: str, target_id: str, assigned: int) -> int:
+    """SPEC §7 dealt damage: 0 if any prevention entry matches, else the assigned amount
+    times every matching factor."""
+    for entry in doc.get("prevention", []):
+        if _matches(entry, source_id, target_id):
+            return 0
+    result = assigned
+    for entry in doc.get("multipliers", []):
+        if _matches(entry, source_id, target_id):
+            result *= entry["factor"]
+    return result
+
+
+def results(doc: dict, amounts: dict[tuple[str, str], int]) -> dict:
+    """What the dealt damage does (120.3), as plain totals per object."""
+    life_lost: dict[str, int] = {}
+    poison: dict[str, int] = {}
+    life_gained: dict[str, int] = {}
+    marked: dict[str, int] = {}
+    counters: dict[str, int] = {}
+    deathtouched: set[str] = set()
+    loyalty_lost: dict[str, int] = {}
+    defense_lost: dict[str, int] = {}
+    from_source: dict[tuple[str, str], int] = {}
+    players = set(_player_ids(doc))
+    for (source_id, target_id), assigned in amounts.items():
+        amount = dealt(doc, source_id, target_id, assigned)
+        if amount <= 0:
+            continue
+        source = _creature(doc, source_id)
+        keywords = _keywords(source)
+        if target_id in players:
+            if "infect" in keywords:
+                poison[target_id] = poison.get(target_id, 0) + amount
+            else:
+                life_lost[target_id] = life_lost.get(target_id, 0) + amount
+            toxic = _toxic_total(source)
+            if toxic > 0:
+                poison[target_id] = poison.get(target_id, 0) + toxic
+            key = (source_id, target_id)
+            from_source[key] = from_source.get(key, 0) + amount
+        elif _creature(doc, target_id) is not None:
+            if "wither" in keywords or "infect" in keywords:
+                counters[target_id] = counters.get(target_id, 0) + amount
+            else:
+                marked[target_id] = marked.get(target_id, 0) + amount
+            if DEATHTOUCH in keywords:
+                deathtouched.add(target_id)
+        elif _planeswalker(doc, target_id) is not None:
+            loyalty_lost[target_id] = loyalty_lost.get(target_id, 0) + amount
+        else:
+            defense_lost[target_id] = defense_lost.get(target_id, 0) + amount
+        if "lifelink" in keywords:
+            owner = source["controller"]
+            life_gained[owner] = life_gained.get(owner, 0) + amount
+    return {"life_lost": life_lost, "poison": poison, "life_gained": life_gained,
+            "marked": marked, "counters": counters, "deathtouched": deathtouched,
+            "loyalty_lost": loyalty_lost, "defense_lost": defense_lost,
+            "from_source": from_source}
+
+
+def player_lost(doc: dict, player: dict, res: dict) -> bool:
+    """704.5a-c and loss thresholds."""
+    pid = player["id"]
+    if player.get("life", 20) - res["life_lost"].get(pid, 0) <= 0:
+        return True
+    if player.get("poison", 0) + res["poison"].get(pid, 0) >= 10:
+        return True
+    for entry in doc.get("loss_thresholds", []):
+        if entry["player"] != pid:
+            continue
+        total = entry.get("already", 0) + res["from_source"].get((entry["source"], pid), 0)
+        if total >= entry["threshold"]:
+            return True
+    return False
+
+
+def creature_died(creature: dict, res: dict) -> bool:
+    """704.5f-h."""
+    cid = creature["id"]
+    toughness = creature["toughness"] - res["counters"].get(cid, 0)
+    if toughness <= 0:
+        return True
+    if _has(creature, INDESTRUCTIBLE):
+        return False
+    if creature.get("damage", 0) + res["marked"].get(cid, 0) >= toughness:
+        return True
+    return cid in res["deathtouched"]
+
+
+def _outcome_value(doc: dict, side: str, amounts: dict[tuple[str, str], int],
+                   term: str) -> int:
+    res = results(doc, amounts)
+    opponents = [p for p in _players(doc) if p["id"] != doc["active_player"]]
+    attacked = _attacked_ids(doc)
+    if term == "losses":
+        return sum(1 for p in opponents if player_lost(doc, p, res))
+    if term == "deaths":
+        total = 0
+        for creature in _creatures(doc):
+            opposing = _is_blocking(creature) if side == "attackers" else _is_attacking(creature)
+            if opposing and creature_died(creature, res):
+                total += creature.get("value", 1)
+        return total
+    if term == "planeswalker_deaths":
+        return sum(1 for pw in _planeswalkers(doc)
+                   if _in_combat_flag(pw) and pw["id"] in attacked
+                   and pw["loyalty"] - res["loyalty_lost"].get(pw["id"], 0) <= 0)
+    if term == "battle_deaths":
+        return sum(1 for b in _battles(doc)
+                   if _in_combat_flag(b) and b["id"] in attacked
+                   and b["defense"] - res["defense_lost"].get(b["id"], 0) <= 0)
+    if term == "poison":
+        return sum(res["poison"].get(p["id"], 0) for p in opponents)
+    if term == "life_loss":
+        return sum(res["life_lost"].get(p["id"], 0) for p in opponents)
+    if term == "loyalty_loss":
+        return sum(res["loyalty_lost"].values())
+    if term == "defense_loss":
+        return sum(res["defense_lost"].values())
+    if term == "life_gain":
+        own = [doc["active_player"]] if side == "attackers" else [p["id"] for p in opponents]
+        return sum(res["life_gained"].get(pid, 0) for pid in own)
+    raise ValueError(f"unknown objective term {term!r}")  # pragma: no cover
+
+
 def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[int, ...]:
     """The value of each SPEC §4 term, in order. `assignment` is a dict
     {(source, target): amount} or an iterable of (source, target, amount)."""
@@ -449,10 +616,11 @@ def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[i
     for term in terms:
         if term not in TERMS:
             raise ValueError(f"unknown objective term {term!r}")
-        if side == "blockers" and term != "kills":
+        if side == "blockers" and term not in BOTH_SIDES_TERMS:
             raise ValueError(f"objective term {term!r} does not apply to side 'blockers'")
     amounts = _as_amounts(assignment)
-    return tuple(_term_value(doc, side, amounts, term) for term in terms)
+    return tuple(_outcome_value(doc, side, amounts, term) if term in OUTCOME_TERMS
+                 else _term_value(doc, side, amounts, term) for term in terms)
 
 
 def optimum(doc: dict, side: str, terms: Iterable[str]) -> tuple[int, ...]:

@@ -515,3 +515,45 @@ def proposals(doc: dict, side: str):
     else:
         random_ones = st.just({})
     return st.one_of(from_legal(), mutated(), mutated(), random_ones)
+
+
+OUTCOME_KEYWORDS = ("infect", "wither", "lifelink", "toxic 1", "Toxic_2", "Lifelink", "INFECT")
+
+
+@st.composite
+def with_outcomes(draw, base=None) -> dict:
+    """A combat of ``base`` (by default :func:`combats`) with the fields that change what
+    dealt damage does: poison counters, infect, wither, lifelink and toxic on either side,
+    prevention and multipliers (factor 0-3) between any ids or ``*``, loss thresholds."""
+    doc = draw(base if base is not None else st.one_of(combats(), combats(rich=True)))
+    for player in doc["players"]:
+        if draw(st.integers(0, 2)) == 0:
+            player["poison"] = draw(st.sampled_from([0, 3, 8, 9, 10]))
+    for creature in doc["creatures"]:
+        if draw(st.integers(0, 2)) == 0:
+            extra = draw(st.lists(st.sampled_from(OUTCOME_KEYWORDS), min_size=1, max_size=2))
+            creature["keywords"] = [*creature.get("keywords", []), *extra]
+    creature_ids = [c["id"] for c in doc["creatures"]]
+    ids = [o["id"] for key in ("players", "creatures", "planeswalkers", "battles")
+           for o in doc.get(key, [])]
+    sources = st.sampled_from([*creature_ids, "*"]) if creature_ids else st.just("*")
+    targets = st.sampled_from([*ids, "*"])
+    prevention = draw(st.lists(st.fixed_dictionaries({"source": sources, "target": targets}),
+                               max_size=2))
+    if prevention:
+        doc["prevention"] = prevention
+    multipliers = draw(st.lists(st.fixed_dictionaries(
+        {"source": sources, "target": targets, "factor": st.integers(0, 3)}), max_size=2))
+    if multipliers:
+        doc["multipliers"] = multipliers
+    if creature_ids and draw(st.booleans()):
+        thresholds = []
+        for _ in range(draw(st.integers(1, 2))):
+            threshold = draw(st.integers(1, 6))
+            thresholds.append({"source": draw(st.sampled_from(creature_ids)),
+                               "player": draw(st.sampled_from(
+                                   [p["id"] for p in doc["players"]])),
+                               "threshold": threshold,
+                               "already": draw(st.integers(0, threshold - 1))})
+        doc["loss_thresholds"] = thresholds
+    return doc

@@ -120,8 +120,13 @@ def test_normalize_keyword(spelling, expected):
 
 
 def test_default_objective():
-    # SPEC §4 defaults.
+    # SPEC §7 defaults; SPEC §4's, before them, are `plain_objective`.
     assert brute.default_objective(ATTACKERS) == [
+        "losses", "deaths", "planeswalker_deaths", "battle_deaths", "poison", "life_loss",
+        "loyalty_loss", "defense_loss", "life_gain",
+    ]
+    assert brute.default_objective(BLOCKERS) == ["deaths", "life_gain"]
+    assert brute.plain_objective(ATTACKERS) == [
         "lethal",
         "kills",
         "planeswalker_kills",
@@ -130,7 +135,7 @@ def test_default_objective():
         "planeswalker_damage",
         "battle_damage",
     ]
-    assert brute.default_objective(BLOCKERS) == ["kills"]
+    assert brute.plain_objective(BLOCKERS) == ["kills"]
 
 
 def test_effective_step():
@@ -299,10 +304,15 @@ def test_spec_example_document():
     # lethally assigned in every legal assignment); planeswalker_kills 0 (jace gets at
     # most 2 < 3); battle_kills 0 (nobody attacks invasion, so it is not in combat);
     # player_damage 0; planeswalker_damage at most 2; battle_damage 0.
-    terms = brute.default_objective(ATTACKERS)
+    terms = brute.plain_objective(ATTACKERS)
     all_to_wall = (0, 3, 0, 0, 0, 0, 0)
     assert brute.objective(doc, ATTACKERS, A(("vessel", "wall", 5)), terms) == all_to_wall
     assert brute.optimum(doc, ATTACKERS, terms) == (0, 3, 0, 0, 0, 2, 0)
+    # The same in the outcome terms of §7 (no §7 fields: the same values, plus zeros).
+    terms = brute.default_objective(ATTACKERS)
+    all_to_wall = (0, 3, 0, 0, 0, 0, 0, 0, 0)
+    assert brute.objective(doc, ATTACKERS, A(("vessel", "wall", 5)), terms) == all_to_wall
+    assert brute.optimum(doc, ATTACKERS, terms) == (0, 3, 0, 0, 0, 0, 2, 0, 0)
     # Side blockers: wall has power 0 and assigns nothing (510.1a): one legal (empty).
     assert brute.assigning_sources(doc, BLOCKERS) == []
     assert brute.legal_assignments(doc, BLOCKERS) == [frozenset()]
@@ -660,6 +670,8 @@ def test_objective_damage_sums_and_lexicographic_optimum():
     assert brute.optimum(doc, ATTACKERS, ["planeswalker_damage"]) == (2,)  # y=2, p=2
     assert brute.optimum(doc, ATTACKERS, ["lethal"]) == (0,)
     best = (0, 5, 1, 0, 1, 1, 0)
+    assert brute.optimum(doc, ATTACKERS, brute.plain_objective(ATTACKERS)) == best
+    best = (0, 5, 1, 0, 0, 1, 1, 0, 0)  # SPEC §7's terms: the same, with poison, life_gain 0
     assert brute.optimum(doc, ATTACKERS, brute.default_objective(ATTACKERS)) == best
     assert brute.optimum(doc, ATTACKERS, ["planeswalker_damage", "kills"]) == (2, 5)
     assert brute.objective(doc, ATTACKERS, {("t", "b"): 1, ("t", "pw"): 3}, ["kills"]) == (0,)

@@ -170,7 +170,10 @@ def test_the_document_is_a_valid_combat_1_document() -> None:
              "value": 1, "keywords": ["trample"], "attacking": "dp"},
             {"id": wall, "controller": "dp", "power": 0, "toughness": 4, "damage": 0,
              "value": 1, "keywords": ["defender"], "blocking": [vessel]}],
-        "step": "regular"}
+        "step": "regular",
+        # Vessel's clause: dp loses once Vessel has dealt them 10 this turn (none yet).
+        "loss_thresholds": [{"source": vessel, "player": "dp", "threshold": 10,
+                             "already": 0}]}
     parsed = Combat.from_json(doc)
     assert parsed.creature(vessel).power == 5 and parsed.blockers_of(vessel) == (wall,)
     # The document is the JSON of the typed combat the solver is asked with.

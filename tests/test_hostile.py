@@ -295,7 +295,7 @@ def test_large_integers_within_the_limit_work(power: int) -> None:
     result = api.solve(doc)
     amounts = {(e["source"], e["target"]): e["amount"] for e in result["assignment"]}
     assert violations(legal_space(Combat.from_json(doc), "attackers"), amounts) == []
-    assert result["objective"]["kills"] == power
+    assert result["objective"]["deaths"] == power
     assert api.validate(doc, result["assignment"])["legal"] is True
     small = {**SPEC_EXAMPLE, "creatures": [{**vessel, "power": power}, wall]}
     assert api.count(small) == {"count": power - 2}

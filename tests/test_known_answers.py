@@ -66,15 +66,22 @@ def test_spec_example_assignment_is_legal() -> None:
 
 
 def test_spec_example_solve() -> None:
-    """SPEC §4 default objective: kill the wall (value 3), then damage jace."""
+    """The default objective: kill the wall (value 3), then damage jace."""
     result = api.solve(SPEC_EXAMPLE)
     assert result["status"] == "optimal"
     assert result["step"] == "regular" and result["side"] == "attackers"
     assert as_set(result["assignment"]) == as_set(entries(("vessel", "wall", 3),
                                                           ("vessel", "jace", 2)))
-    assert result["objective"] == {"lethal": 0, "kills": 3, "planeswalker_kills": 0,
-                                   "battle_kills": 0, "player_damage": 0,
-                                   "planeswalker_damage": 2, "battle_damage": 0}
+    assert result["objective"] == {"losses": 0, "deaths": 3, "planeswalker_deaths": 0,
+                                   "battle_deaths": 0, "poison": 0, "life_loss": 0,
+                                   "loyalty_loss": 2, "defense_loss": 0, "life_gain": 0}
+    plain = api.solve(SPEC_EXAMPLE, objective=["lethal", "kills", "planeswalker_kills",
+                                               "battle_kills", "player_damage",
+                                               "planeswalker_damage", "battle_damage"])
+    assert plain["assignment"] == result["assignment"]
+    assert plain["objective"] == {"lethal": 0, "kills": 3, "planeswalker_kills": 0,
+                                  "battle_kills": 0, "player_damage": 0,
+                                  "planeswalker_damage": 2, "battle_damage": 0}
 
 
 def test_spec_example_document_carries_options() -> None:
@@ -198,9 +205,9 @@ def test_first_strike_steps() -> None:
                  creature("plain", "ap", 4, 4, attacking="dp"))
     first = api.solve(doc)
     assert first["step"] == "first_strike"
-    assert first["objective"]["player_damage"] == 5
+    assert first["objective"]["life_loss"] == 5
     regular = api.solve({**doc, "step": "regular"})
-    assert regular["objective"]["player_damage"] == 7
+    assert regular["objective"]["life_loss"] == 7
 
 
 def test_blockers_side() -> None:
@@ -212,7 +219,7 @@ def test_blockers_side() -> None:
     legal = all_legal(doc, "blockers")
     assert len(legal) == 4
     result = api.solve(doc, side="blockers")
-    assert result["objective"] == {"kills": 5}
+    assert result["objective"] == {"deaths": 5, "life_gain": 0}
     with pytest.raises(InputError, match="attackers' only"):
         api.solve(doc, side="blockers", objective=["lethal"])
 

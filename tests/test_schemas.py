@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 DOCS = {"README.md": ROOT / "README.md", "docs/spec.md": ROOT / "docs" / "spec.md"}
 NAMES = ("combat", "assignment", "game", "solve-result", "validate-result", "count-result",
-         "assignment-line", "serve-request", "serve-response")
+         "assignment-line", "serve-request", "serve-response", "plan-result")
 SOME = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -120,6 +120,11 @@ def test_combat_fields_are_the_parsers() -> None:
     assert props("combat", "$defs", "creature") == set(c._CREATURE_FIELDS)
     assert props("combat", "$defs", "planeswalker") == set(c._PLANESWALKER_FIELDS)
     assert props("combat", "$defs", "battle") == set(c._BATTLE_FIELDS)
+    assert props("combat", "$defs", "prevention") == set(c._PREVENTION_FIELDS)
+    assert props("combat", "$defs", "multiplier") == set(c._MULTIPLIER_FIELDS)
+    assert props("combat", "$defs", "loss_threshold") == set(c._LOSS_THRESHOLD_FIELDS)
+    factor = definition("combat", "$defs", "multiplier", "properties", "factor")
+    assert factor["maximum"] == c.MAX_FACTOR_PRODUCT
     assert props("assignment", "$defs", "entry") == {"source", "target", "amount"}
 
 
@@ -147,6 +152,9 @@ def test_combat_bounds_are_the_parsers_limits() -> None:
 
 def test_terms_and_sides_are_the_solvers() -> None:
     assert tuple(definition("combat", "$defs", "term")["enum"]) == objectives.TERMS
+    from trample.solver.plan import PLAN_TERMS
+
+    assert tuple(definition("plan-result", "$defs", "term")["enum"]) == PLAN_TERMS
     from trample.solver.rules import SIDES
 
     assert definition("combat", "$defs", "side")["enum"] == [*SIDES, None]
@@ -237,7 +245,7 @@ def transcript_lines(text: str) -> list[tuple[str, str]]:
 
 OUTPUT_SCHEMA = {"solve": "solve-result", "validate": "validate-result",
                  "count": "count-result", "enumerate": "assignment-line",
-                 "sample": "assignment-line"}
+                 "sample": "assignment-line", "plan": "plan-result"}
 
 
 def _output_schema(command: str) -> tuple[str, str] | None:
@@ -512,9 +520,9 @@ def _spellings(value: float) -> set[str]:
 
 def test_the_specs_limits_are_the_codes() -> None:
     """Every constant the spec's limits table names has the value the table gives it."""
-    from trample.solver import counting, cpsat, fastpath
+    from trample.solver import counting, cpsat, fastpath, plan
 
-    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath]
+    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath, plan]
     text = DOCS["docs/spec.md"].read_text("utf-8")
     section = text.split("## 9. Limits", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"^\|.*$", section, flags=re.M)
@@ -528,3 +536,21 @@ def test_the_specs_limits_are_the_codes() -> None:
     for name in re.findall(r"\(`([A-Z_]+)`, `", section):  # the notes below the table
         assert any(hasattr(m, name) for m in modules), name
     assert found >= 14
+
+
+def test_plan_and_next_step_answers_validate() -> None:
+    doc = json.loads((DATA / "plan_example.json").read_text("utf-8"))
+    planned = api.plan(doc)
+    check("plan-result", planned)
+    after = api.next_step(doc, planned["first_strike"],
+                          planned["line"]["blockers_first_strike"])
+    check("plan-result", after, "/$defs/next-step-result")
+    for method, params in (("plan", {"combat": doc, "objective": ["deaths", "survivals"]}),
+                           ("next_step", {"combat": doc, "attackers": planned["first_strike"],
+                                          "blockers": []})):
+        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": 1}
+        check("serve-request", request)
+        check("serve-response", serve.handle(request))
+    enum = definition("serve-request", "$defs", "plan", "properties",
+                      "objective")["anyOf"][0]["items"]["enum"]
+    assert enum == list(definition("plan-result", "$defs", "term")["enum"])
