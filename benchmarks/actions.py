@@ -3,7 +3,8 @@ the parse-once handle against the plain functions on tiny combats.
 
 ``python -m benchmarks.actions`` (``--quick`` for the small sizes only). Times are the
 median of repeated calls, in milliseconds, on an already built handle (the build, which
-counts the legal space once, is timed apart).
+counts the legal space once, is timed apart); ``project`` moves a random legal split by
+noise of up to 1.5 a pair and projects it back.
 """
 
 from __future__ import annotations
@@ -30,34 +31,40 @@ def _ms(fn: Callable[[], Any], repeat: int) -> float:
     return 1000 * statistics.median(times)
 
 
+def instance_row(name: str, doc: Document, repeat: int) -> dict[str, Any]:
+    """Build, unrank, rank, options (first pair and a middle one) and project (a random
+    legal split moved by noise) on one combat."""
+    started = time.perf_counter()
+    try:
+        handle = api.prepare(doc)
+        total = handle.actions.total
+    except CountOutOfReach:
+        return {"instance": name, "refused": True}
+    build = 1000 * (time.perf_counter() - started)
+    rng = random.Random(total)
+    indices = [rng.randrange(total) for _ in range(repeat)]
+    splits = [handle.unrank(i)["assignment"] for i in indices]
+    calls = iter(range(10**9))
+    unrank = _ms(lambda: handle.unrank(indices[next(calls) % repeat]), repeat)
+    calls = iter(range(10**9))
+    rank = _ms(lambda: handle.rank(splits[next(calls) % repeat]), repeat)
+    first = _ms(lambda: handle.options([]), repeat)
+    half = splits[0][: len(splits[0]) // 2]
+    middle = _ms(lambda: handle.options(half), repeat)
+    noisy = [{**e, "amount": e["amount"] + rng.uniform(-1.5, 1.5)} for e in splits[0]]
+    project = _ms(lambda: handle.project(noisy), max(1, repeat // 10))
+    return {"instance": name, "pairs": len(handle.pair_order()), "digits": len(str(total)),
+            "build": build, "unrank": unrank, "rank": rank, "options": first,
+            "options_mid": middle, "project": project}
+
+
 def family_rows(quick: bool, repeat: int) -> list[dict[str, Any]]:
-    """Per family and size: build, unrank, rank, options (first pair and a middle one)."""
+    """One :func:`instance_row` per family and size."""
     rows = []
     for family in FAMILIES.values():
         for size in family.quick if quick else family.full:
             name, _, doc = family.make(size, 1)
-            started = time.perf_counter()
-            try:
-                handle = api.prepare(doc)
-                total = handle.actions.total
-            except CountOutOfReach:
-                rows.append({"instance": name, "refused": True})
-                continue
-            build = 1000 * (time.perf_counter() - started)
-            rng = random.Random(size)
-            indices = [rng.randrange(total) for _ in range(repeat)]
-            splits = [handle.unrank(i)["assignment"] for i in indices]
-            it = iter(range(10**9))
-            unrank = _ms(lambda: handle.unrank(indices[next(it) % repeat]), repeat)
-            it = iter(range(10**9))
-            rank = _ms(lambda: handle.rank(splits[next(it) % repeat]), repeat)
-            pairs = handle.pair_order()
-            first = _ms(lambda: handle.options([]), repeat)
-            half = splits[0][: len(splits[0]) // 2]
-            middle = _ms(lambda: handle.options(half), repeat)
-            rows.append({"instance": name, "pairs": len(pairs), "digits": len(str(total)),
-                         "build": build, "unrank": unrank, "rank": rank,
-                         "options": first, "options_mid": middle})
+            rows.append(instance_row(name, doc, repeat))
     return rows
 
 
@@ -103,14 +110,14 @@ def main(argv: Sequence[str] | None = None) -> None:
               f"{r['speedup']:>8.1f}x")
     print()
     print(f"{'instance':<22} {'pairs':>5} {'digits':>6} {'build ms':>9} {'unrank':>8} "
-          f"{'rank':>8} {'options':>8} {'opt mid':>8}")
+          f"{'rank':>8} {'options':>8} {'opt mid':>8} {'project':>9}")
     for r in family_rows(args.quick, args.repeat):
         if r.get("refused"):
             print(f"{r['instance']:<22} count refused (CountOutOfReach)")
             continue
         print(f"{r['instance']:<22} {r['pairs']:>5} {r['digits']:>6} {r['build']:>9.1f} "
               f"{r['unrank']:>8.2f} {r['rank']:>8.2f} {r['options']:>8.2f} "
-              f"{r['options_mid']:>8.2f}")
+              f"{r['options_mid']:>8.2f} {r['project']:>9.1f}")
 
 
 if __name__ == "__main__":

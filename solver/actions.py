@@ -26,8 +26,8 @@ to reach each state) to read off, for one pair, how many completions each amount
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
-legal assignment in index order (it refuses spaces larger than :data:`PROJECT_LIMIT`
-rather than guessing).
+legal assignment in index order when there are at most :data:`PROJECT_LIMIT`, else with
+the CP-SAT model of :mod:`trample.solver.nearest`.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ Pair = tuple[str, str]
 
 OPTIONS_LIMIT = 1_000_000
 """Amounts :meth:`Actions.options` may list for one pair before it refuses."""
-PROJECT_LIMIT = 200_000
-"""Legal assignments :meth:`Actions.project` looks at before it refuses."""
+PROJECT_LIMIT = 20_000
+"""Spaces up to this many legal assignments are projected onto by looking at each."""
 
 
 # -- compositions in enumeration order --------------------------------------------------
@@ -293,31 +293,38 @@ class Actions:
 
     # -- project -------------------------------------------------------------------------
 
-    def project(self, values: Mapping[Pair, Fraction]) -> tuple[Amounts, Fraction]:
+    def project(self, values: Mapping[Pair, Fraction],
+                exhaustive_limit: int = PROJECT_LIMIT) -> tuple[Amounts, Fraction]:
         """The legal assignment nearest ``values`` in L1 distance over every pair (pairs
         left out are 0), and that distance; ties go to the best default objective, then
-        to the first in enumeration order."""
-        if self.total > PROJECT_LIMIT:
-            raise CountOutOfReach(
-                f"the combat has {self.total:,} legal assignments; projecting onto more "
-                f"than {PROJECT_LIMIT:,} is refused rather than approximated")
-        constant = sum((abs(v) for p, v in values.items() if p not in self.column),
-                       Fraction(0))
-        legal = [(p, values.get(p, Fraction(0))) for p in self.pairs]
-        base = sum((abs(v) for _, v in legal), Fraction(0))
+        to the first in enumeration order. Spaces of at most ``exhaustive_limit``
+        assignments are looked at one by one, larger ones solved with CP-SAT
+        (:mod:`trample.solver.nearest`)."""
+        if self.total > exhaustive_limit:
+            from trample.solver.nearest import nearest
+
+            chosen = nearest(self.space, self.census, values)
+        else:
+            chosen = self._nearest_by_inspection(values)
+        zero = Fraction(0)
+        distance = sum((abs(v) for p, v in values.items() if p not in chosen), zero)
+        distance += sum((abs(a - values.get(p, zero)) for p, a in chosen.items()), zero)
+        return chosen, distance
+
+    def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
         best: Fraction | None = None
         ties: list[Amounts] = []
+        zero = Fraction(0)
         for amounts in self.census.enumerate():
-            # Only the pairs given an amount change from |v| to |a - v|.
-            d = base
+            # Relative to giving nothing: only the pairs given an amount change.
+            d = zero
             for p, a in amounts.items():
-                v = values.get(p, Fraction(0))
+                v = values.get(p, zero)
                 d += abs(a - v) - abs(v)
             if best is None or d < best:
                 best, ties = d, [amounts]
             elif d == best:
                 ties.append(amounts)
-        assert best is not None
         terms = DEFAULTS[self.space.side]
         chosen = ties[0]
         if len(ties) > 1:
@@ -326,7 +333,7 @@ class Actions:
                 key = tuple(evaluate(self.space, amounts, terms).values())
                 if top is None or key > top:
                     top, chosen = key, amounts
-        return chosen, best + constant
+        return chosen
 
     # -- vectors -------------------------------------------------------------------------
 

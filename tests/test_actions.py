@@ -136,6 +136,27 @@ def test_project_is_the_nearest_then_best_then_first(data: Any, doc: dict, side:
             assert got["violations"] == []
 
 
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data(), combats(max_sources=3), st.sampled_from(["attackers", "blockers"]))
+def test_project_with_cp_sat_is_the_nearest_then_best_then_first(data: Any, doc: dict,
+                                                                 side: str) -> None:
+    # The same question through the CP-SAT model that large combats use.
+    from trample.solver.actions import Actions, parse_values
+
+    assume(_small(doc, side))
+    pairs, order = _space(doc, side)
+    space = api.space_of(doc, side)
+    actions = Actions(space)
+    for _ in range(2):
+        raw = _values(data.draw, pairs, doc)
+        values = parse_values(space, raw)
+        vector, d = brute_actions.project(doc, side, pairs, order, values)
+        got, distance = actions.project(values, exhaustive_limit=0)
+        assert tuple(got.get(p, 0) for p in pairs) == vector
+        assert distance == d
+
+
 def test_project_breaks_ties_by_objective_then_order() -> None:
     # A 5/5 trampler blocked by a 2/2, the player at 3 life: projecting "nothing" is 5
     # away from every split, and the best default objective kills the bear and the player.
@@ -184,6 +205,26 @@ def test_random_big_indices_unrank_to_legal_splits_and_rank_back(doc: dict) -> N
         entries = handle.unrank(i)["assignment"]
         assert handle.validate(entries)["legal"]
         assert handle.rank(entries) == {"index": i}
+
+
+@pytest.mark.parametrize("doc", _large()[:4], ids=lambda d: str(len(d["creatures"])))
+def test_project_on_large_combats_finds_legal_splits_and_fixed_points(doc: dict) -> None:
+    handle = api.prepare(doc)
+    total = handle.count()["count"]
+    rng = random.Random(total)
+    entries = handle.unrank(rng.randrange(total))["assignment"]
+    # A legal split is its own projection; noise below 1/2 a pair does not move it.
+    assert handle.project(entries) == {"assignment": entries, "distance": 0,
+                                       "violations": []}
+    noisy = [{**e, "amount": e["amount"] + rng.uniform(-0.2, 0.2)} for e in entries]
+    assert handle.project(noisy)["assignment"] == entries
+    # Anything else: a legal split no farther than the one given.
+    scrambled = [{**e, "amount": rng.uniform(-2, 9)} for e in entries]
+    got = handle.project(scrambled)
+    assert handle.validate(got["assignment"])["legal"]
+    baseline = sum(abs(e["amount"] - s["amount"]) for e, s in zip(entries, scrambled,
+                                                                   strict=True))
+    assert got["distance"] <= baseline + 1e-9
 
 
 def test_enumerate_and_unrank_agree_on_a_coupled_combat() -> None:
@@ -252,9 +293,14 @@ def test_refused_counts_refuse_rank_and_unrank() -> None:
         api.count(doc)
     with pytest.raises(CountOutOfReach):
         api.unrank(doc, 0)
-    legal = api.solve(doc, time_limit=5)["assignment"]
+    # Every trampler puts all its damage on the first wall: legal, and not ranked.
+    legal = [{"source": c["id"], "target": "w0", "amount": c["power"]}
+             for c in doc["creatures"] if "attacking" in c]
+    assert api.validate(doc, legal)["legal"]
     with pytest.raises(CountOutOfReach):
         api.rank(doc, legal)
+    with pytest.raises(CountOutOfReach):
+        api.options(doc)
 
 
 def test_prepared_handle_answers_as_the_functions() -> None:
