@@ -264,10 +264,10 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
             for move in live[:at]:
                 lit = model.new_bool_var("try")
                 _impose(model, x, s.id, recipients, move, lit)
-                model.clear_assumptions()  # type: ignore[no-untyped-call]
+                model.clear_assumptions()
                 model.add_assumptions([lit])
                 code = solver.solve(model)
-                model.clear_assumptions()  # type: ignore[no-untyped-call]
+                model.clear_assumptions()
                 if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     chosen = move
                     incumbent = {p: solver.value(v) for p, v in x.items()}

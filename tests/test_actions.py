@@ -109,7 +109,7 @@ def _values(draw: Any, pairs: list, doc: dict) -> list[dict]:
     for p in pairs:
         if draw(st.booleans()):
             out[p] = draw(numbers)
-    for _ in range(draw(st.integers(0, 2))):
+    for _ in range(draw(st.integers(0, 2)) if ids else 0):
         out[(draw(st.sampled_from(ids)), draw(st.sampled_from(targets)))] = draw(numbers)
     return [{"source": s, "target": t, "amount": float(a) if isinstance(a, Fraction) else a}
             for (s, t), a in out.items()]
