@@ -30,7 +30,11 @@ from strategies import combats  # noqa: E402
 SMALL = 1500
 """Largest space the brute-force checks walk."""
 
-FAST = settings(max_examples=25, deadline=None,
+SOME = st.one_of(combats(max_sources=3), combats(max_sources=3, rich=True))
+"""Small combats, half of them leaning to shared blockers and planeswalkers."""
+SIDES = st.sampled_from(["attackers", "blockers"])
+
+FAST = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 
@@ -54,7 +58,7 @@ def _small(doc: dict, side: str) -> bool:
 
 
 @FAST
-@given(combats(max_sources=3), st.sampled_from(["attackers", "blockers"]))
+@given(SOME, SIDES)
 def test_unrank_walks_enumerate_order_and_rank_inverts_it(doc: dict, side: str) -> None:
     assume(_small(doc, side))
     handle = api.prepare(doc, side=side)
@@ -69,7 +73,7 @@ def test_unrank_walks_enumerate_order_and_rank_inverts_it(doc: dict, side: str) 
 
 
 @FAST
-@given(combats(max_sources=3), st.sampled_from(["attackers", "blockers"]), st.randoms())
+@given(SOME, SIDES, st.randoms())
 def test_count_and_options_with_fixed_amounts(doc: dict, side: str, rng: random.Random
                                              ) -> None:
     assume(_small(doc, side))
@@ -116,7 +120,7 @@ def _values(draw: Any, pairs: list, doc: dict) -> list[dict]:
 
 
 @FAST
-@given(st.data(), combats(max_sources=3), st.sampled_from(["attackers", "blockers"]))
+@given(st.data(), SOME, SIDES)
 def test_project_is_the_nearest_then_best_then_first(data: Any, doc: dict, side: str) -> None:
     assume(_small(doc, side))
     pairs, order = _space(doc, side)
@@ -136,9 +140,9 @@ def test_project_is_the_nearest_then_best_then_first(data: Any, doc: dict, side:
             assert got["violations"] == []
 
 
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=30, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(st.data(), combats(max_sources=3), st.sampled_from(["attackers", "blockers"]))
+@given(st.data(), SOME, SIDES)
 def test_project_with_cp_sat_is_the_nearest_then_best_then_first(data: Any, doc: dict,
                                                                  side: str) -> None:
     # The same question through the CP-SAT model that large combats use.
