@@ -56,46 +56,85 @@ PROJECT_LIMIT = 20_000
 # -- compositions in enumeration order --------------------------------------------------
 
 
+STEPWISE = 1 << 16
+"""Up to this many free units, compositions are ranked and unranked by stepping through
+binomial coefficients one unit at a time (a multiplication and a division each); above,
+each part takes a binary search over directly computed coefficients."""
+
+
 def rank_composition(total: int, lowers: list[int], values: list[int]) -> int:
     """The position of ``values`` in :func:`~trample.solver.counting.all_compositions`'s
-    order for ``total`` and ``lowers`` (descending lexicographic order of the free parts)."""
+    order for ``total`` and ``lowers`` (descending lexicographic order of the free parts).
+
+    Every composition whose part j is larger (the later parts sharing y - 1 or less,
+    m parts after j) comes first: C(y - 1 + m, m) of them.
+    """
     free = [v - lo for v, lo in zip(values, lowers, strict=True)]
     rest = total - sum(lowers)
-    index = 0
     k = len(free)
+    index = 0
+    if k < 2:
+        return 0
+    if rest > STEPWISE:
+        for j in range(k - 1):
+            m = k - 1 - j
+            y = rest - free[j]  # what the later parts share
+            if y >= 1:
+                index += comb(y - 1 + m, m)
+            rest = y
+        return index
+    m, y = k - 1, rest
+    current = comb(y + m, m)  # C(y + m, m), kept as y and m go down
     for j in range(k - 1):
-        m = k - 1 - j
-        y = rest - free[j]  # what the later parts share
+        for _ in range(free[j]):
+            current = current * y // (y + m)
+            y -= 1
         if y >= 1:
-            # Every composition whose part j is larger comes first.
-            index += comb(y - 1 + m, m)
-        rest = y
+            index += current * y // (y + m)
+        current = current * m // (y + m)
+        m -= 1
     return index
 
 
 def unrank_composition(total: int, lowers: list[int], index: int) -> list[int]:
-    """The composition at position ``index`` of ``all_compositions(total, lowers)``."""
+    """The composition at position ``index`` of ``all_compositions(total, lowers)``:
+    part by part, the smallest share y of the later parts with C(y + m, m) > index."""
     k = len(lowers)
     rest = total - sum(lowers)
+    if k == 0:
+        return []
     free: list[int] = []
-    for j in range(k - 1):
-        m = k - 1 - j
-        # The smallest share y of the later parts with C(y + m, m) > index: the
-        # compositions whose part j exceeds rest - y number C(y - 1 + m, m) <= index.
-        lo, hi = 0, rest
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if comb(mid + m, m) > index:
-                hi = mid
-            else:
-                lo = mid + 1
-        y = lo
-        if y >= 1:
-            index -= comb(y - 1 + m, m)
-        free.append(rest - y)
-        rest = y
-    if k:
+    if rest > STEPWISE:
+        for j in range(k - 1):
+            m = k - 1 - j
+            lo, hi = 0, rest
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if comb(mid + m, m) > index:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo >= 1:
+                index -= comb(lo - 1 + m, m)
+            free.append(rest - lo)
+            rest = lo
         free.append(rest)
+        return [f + lo for f, lo in zip(free, lowers, strict=True)]
+    m, y = k - 1, rest
+    current = comb(y + m, m)  # C(y + m, m) > index
+    for _ in range(k - 1):
+        share, before = y, 0
+        while y > 0:
+            smaller = current * y // (y + m)  # C(y - 1 + m, m)
+            if smaller <= index:
+                before = smaller
+                break
+            current, y = smaller, y - 1
+        index -= before
+        free.append(share - y)
+        current = current * m // (y + m)
+        m -= 1
+    free.append(y)
     return [f + lo for f, lo in zip(free, lowers, strict=True)]
 
 
@@ -375,11 +414,19 @@ def _amounts(move: Move, source: Source, fixed: Mapping[str, int], target: str
         return
     room = total - sum(lowers)
     k = len(lowers)
+    if k == 0:
+        if room >= open_lower:
+            yield room, 1
+        return
+    # C(left + k - 1, k - 1) as left goes down by one: times left / (left + k - 1).
+    left = room - open_lower
+    if left < 0:
+        return
+    ways = comb(left + k - 1, k - 1)
     for amount in range(open_lower, room + 1):
-        left = room - amount
-        ways = (1 if left == 0 else 0) if k == 0 else comb(left + k - 1, k - 1)
-        if ways:
-            yield amount, ways
+        yield amount, ways
+        ways = ways * left // (left + k - 1) if left else 0
+        left -= 1
 
 
 def _after(ps: PartSpace, layer: int, state: State) -> int:

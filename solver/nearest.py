@@ -6,8 +6,9 @@ every condition reified both ways, so that fixing a stage's optimum keeps exactl
 assignments that reach it):
 
 1. minimize the L1 distance, scaled to integers by the common denominator of the
-   numbers (exact: ``e >= D(x - v)`` and ``e >= D(v - x)``, whose sum at its minimum is
-   the distance itself); then keep the assignments at that distance;
+   numbers' fractions (when that is large, digit by digit, after a cut to the
+   assignments nearly as near on a coarse scale); then keep the assignments at that
+   distance;
 2. maximize each term of the side's default objective in turn, keeping its optimum;
 3. among what is left, the first in enumeration order: enumeration walks the parts,
    then each part's sources, taking at each the moves of the counting dynamic program in
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from math import floor, lcm
+from math import ceil, floor, lcm
 
 from ortools.sat.python import cp_model
 
@@ -35,6 +36,8 @@ from trample.solver.rules import LegalSpace
 Pair = tuple[str, str]
 BASE = 2**20
 """Base of the digits in which a distance with fine fractions is minimized."""
+COARSE = 2**16
+"""Scale of the approximate distance that first narrows the search (fine fractions)."""
 
 
 class _Model:
@@ -200,6 +203,33 @@ def _minimize_exactly(model: cp_model.CpModel, solver: cp_model.CpSolver,
         model.add(stage == _optimum(model, solver, stage))
 
 
+def _cut_near(model: cp_model.CpModel, solver: cp_model.CpSolver,
+              x: Mapping[Pair, cp_model.IntVar], legal: Mapping[Pair, Fraction],
+              inside: Mapping[Pair, Fraction], power: Mapping[str, int]) -> None:
+    """Keep only the assignments nearly as near as the nearest, measured on a coarse scale.
+
+    With fine fractions the exact stages are slow to prove from scratch. On the scale
+    ``COARSE`` each |x - v| of a pair is approximated within 1 by the plain L1 model
+    (e >= Sx - ceil(Sv), e >= floor(Sv) - Sx), which the solver handles well (the other
+    pairs' distances are linear, so exact); every exact optimum is then within twice the
+    total error of the approximate optimum, so the cut loses none of them.
+    """
+    errors: list[cp_model.LinearExprT] = []
+    for p, v in legal.items():
+        if p not in inside:  # linear: |x - v| is x - v or v - x, exactly
+            errors.append(COARSE * x[p] if v <= 0 else -COARSE * x[p])
+            continue
+        high, low = ceil(COARSE * v), floor(COARSE * v)
+        e = model.new_int_var(0, COARSE * (power[p[0]] + 1) + abs(high),
+                              f"coarse[{p[0]}->{p[1]}]")
+        model.add(e >= COARSE * x[p] - high)
+        model.add(e >= low - COARSE * x[p])
+        errors.append(e)
+    total = sum(errors)
+    model.minimize(total)
+    model.add(total <= _optimum(model, solver, total) + 2 * len(inside))
+
+
 def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) -> Amounts:
     """The legal assignment nearest ``values`` over the legal pairs, ties to the default
     objective and then to the first in enumeration order (pairs that are not legal add
@@ -232,6 +262,8 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
             above = model.new_bool_var(f"above[{p[0]}->{p[1]}]")
             model.add(x[p] >= whole + 1).only_enforce_if(above)
             terms.append((-2 * int(part * scale), above, 1))
+    if inside and scale > COARSE:
+        _cut_near(model, solver, x, legal, inside, power)
     _minimize_exactly(model, solver, terms)
 
     # 2. The default objective, term by term.
@@ -276,21 +308,44 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
                 model.add(lit == 0)
             else:
                 _impose(model, x, s.id, recipients, chosen, True)
-            # Compositions come first slot largest first: maximize the slots in turn.
-            for slot in chosen.slots[:-1]:
-                var = x[(s.id, slot.target)]
-                model.maximize(var)
-                best = _optimum(model, solver, var)
-                model.add(var == best)
-            model.clear_objective()  # type: ignore[no-untyped-call]
-            code = solver.solve(model)
-            if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-                raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
-            incumbent = {p: solver.value(v) for p, v in x.items()}
+            # Compositions come first slot largest first: while some assignment left
+            # has this source's slots lexicographically larger, take it.
+            column = [x[(s.id, slot.target)] for slot in chosen.slots]
+            while True:
+                lit = model.new_bool_var("larger")
+                values = [incumbent[(s.id, slot.target)] for slot in chosen.slots]
+                _lexicographically_larger(model, column, values, lit)
+                model.add_assumptions([lit])
+                code = solver.solve(model)
+                model.clear_assumptions()
+                if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                    model.add(lit == 0)
+                    break
+                incumbent = {p: solver.value(v) for p, v in x.items()}
             for t in recipients:
                 model.add(x[(s.id, t)] == incumbent[(s.id, t)])
             state = chosen.next_state
     return {p: a for p, a in incumbent.items() if a > 0}
+
+
+def _lexicographically_larger(model: cp_model.CpModel, column: list[cp_model.IntVar],
+                              values: list[int], lit: cp_model.IntVar) -> None:
+    """When ``lit`` holds, ``column`` is lexicographically larger than ``values``: equal
+    up to some position, larger there (a chain of prefix literals, linear in size)."""
+    equal: cp_model.IntVar | bool = True  # the prefix before position j is equal
+    larger = []
+    for var, value in zip(column, values, strict=True):
+        here = model.new_bool_var("first_larger")
+        model.add(var >= value + 1).only_enforce_if(here)
+        if equal is not True:
+            model.add_implication(here, equal)
+        larger.append(here)
+        prefix = model.new_bool_var("prefix_equal")
+        model.add(var == value).only_enforce_if(prefix)
+        if equal is not True:
+            model.add_implication(prefix, equal)
+        equal = prefix
+    model.add_bool_or(larger).only_enforce_if(lit)
 
 
 def _impose(model: cp_model.CpModel, x: Mapping[Pair, cp_model.IntVar], source: str,

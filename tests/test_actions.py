@@ -180,8 +180,22 @@ def test_project_breaks_ties_by_objective_then_order() -> None:
     assert blockers["violations"][0]["rule"] == "510.1d"
 
 
-def test_compositions_rank_in_enumeration_order() -> None:
+def test_compositions_rank_in_enumeration_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from trample.solver import actions
     from trample.solver.actions import rank_composition, unrank_composition
+    from trample.solver.counting import compositions_count
+
+    rng = random.Random(4)
+    for _ in range(100):  # stepping and binary search agree
+        lowers = [rng.randint(0, 3) for _ in range(rng.randint(1, 25))]
+        total = sum(lowers) + rng.randint(0, 150)
+        i = rng.randrange(compositions_count(total, lowers))
+        c = unrank_composition(total, lowers, i)
+        assert rank_composition(total, lowers, c) == i
+        with monkeypatch.context() as patch:
+            patch.setattr(actions, "STEPWISE", -1)
+            assert unrank_composition(total, lowers, i) == c
+            assert rank_composition(total, lowers, c) == i
 
     for total in range(7):
         for lowers in ([], [0], [2], [1, 0], [0, 2, 1], [1, 1, 1, 0]):
