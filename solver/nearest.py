@@ -313,8 +313,8 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
             column = [x[(s.id, slot.target)] for slot in chosen.slots]
             while True:
                 lit = model.new_bool_var("larger")
-                values = [incumbent[(s.id, slot.target)] for slot in chosen.slots]
-                _lexicographically_larger(model, column, values, lit)
+                current = [incumbent[(s.id, slot.target)] for slot in chosen.slots]
+                _lexicographically_larger(model, column, current, lit)
                 model.add_assumptions([lit])
                 code = solver.solve(model)
                 model.clear_assumptions()
