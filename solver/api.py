@@ -307,7 +307,12 @@ def validate(document: Mapping[str, Any], assignment: object = None, *,
     if raw is None:
         raise InputError("assignment", "no assignment given (pass one, or put it at the "
                          "document's top level)")
-    amounts = parse_assignment(space.combat, raw)
+    return judged(space, parse_assignment(space.combat, raw))
+
+
+def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Result:
+    """``validate``'s answer for ``amounts``: at most :data:`MAX_VIOLATIONS` violations,
+    then ``"omitted"``, how many more there are."""
     listed: list[Result] = []
     omitted = 0
     for v in each_violation(space, amounts):
@@ -451,3 +456,216 @@ def next_step(combat: Mapping[str, Any], attackers: object, blockers: object) ->
                              f"({first.rule})")
         splits.append(amounts)
     return {"combat": regular_document(parsed, splits[0], splits[1]).to_json()}
+
+
+# -- Legal splits as actions, and a parse-once handle ------------------------------------
+#
+# A legal assignment's identity is its vector of amounts over pair_order; its index is its
+# position in enumerate's order. Each function below takes the document and plain values
+# and returns a plain dict; ``prepare`` parses the document and derives the legal space
+# once, for callers that ask many questions of one combat.
+
+
+def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared:
+    """A handle on one combat: the document is parsed and its legal space derived once,
+    and every method (``solve``, ``validate``, ``count``, ``enumerate``, ``sample``,
+    ``pair_order``, ``validate_many``, ``rank``, ``unrank``, ``options``, ``project``)
+    answers as the function of the same name would."""
+    return Prepared(document, side)
+
+
+class Prepared:
+    """The parsed combat and its legal space, with the API's methods (see :func:`prepare`).
+
+    The exact counting structure is built on first use and kept.
+    """
+
+    def __init__(self, document: Mapping[str, Any], side: str | None = None) -> None:
+        self.document = document
+        self.space = space_of(document, side)
+        self._side = side
+        self._actions: Any = None
+
+    @property
+    def actions(self) -> Any:
+        """The :class:`~trample.solver.actions.Actions` of the space (built once)."""
+        if self._actions is None:
+            from trample.solver.actions import Actions
+
+            self._actions = Actions(self.space)
+        return self._actions
+
+    @property
+    def census(self) -> Census:
+        """The space's exact counting structure (built once)."""
+        census: Census = self.actions.census
+        return census
+
+    def solve(self, *, objective: list[str] | str | None = None,
+              time_limit: float | None = None) -> Result:
+        """As :func:`solve`."""
+        space, document = self.space, self.document
+        terms = parse_objective(_field(document, "objective", objective), space.side)
+        seconds = parse_time_limit(_field(document, "time_limit", time_limit))
+        with _reporting("solve", document, side=self._side, objective=objective,
+                        time_limit=time_limit):
+            found = optimize(space, terms, seconds)
+        result: Result = {"status": found.status, "side": space.side, "step": space.step,
+                          "objective": found.objective}
+        if found.bound is not None:
+            result["bound"] = found.bound
+        result["assignment"] = to_entries(space, found.amounts)
+        return result
+
+    def validate(self, assignment: object = None) -> Result:
+        """As :func:`validate`."""
+        raw = _field(self.document, "assignment", assignment)
+        if raw is None:
+            raise InputError("assignment", "no assignment given (pass one, or put it at "
+                             "the document's top level)")
+        return judged(self.space, parse_assignment(self.space.combat, raw))
+
+    def count(self, fixed: object = None) -> Result:
+        """As :func:`count`; with ``fixed`` as :func:`count_fixed`."""
+        if fixed is None:
+            return {"count": self.census.count()}
+        from trample.solver.actions import parse_fixed
+
+        return {"count": self.actions.count(parse_fixed(self.space, fixed))}
+
+    def enumerate(self, *, limit: int | None = None) -> Iterator[Result]:
+        """As :func:`enumerate_assignments`."""
+        if limit is not None:
+            limit = check_int(limit, "limit", minimum=0)
+        return _stream(self.space, self.census.enumerate(), limit, "enumerate",
+                       self.document, {"side": self._side, "limit": limit})
+
+    def sample(self, *, n: int = 1, seed: int | None = None) -> Iterator[Result]:
+        """As :func:`sample`."""
+        n = check_int(n, "n", minimum=0)
+        seed = 0 if seed is None else check_int(seed, "seed")
+        census, rng = self.census, random.Random(seed)
+        draws = (census.sample(rng) for _ in range(n))
+        return _stream(self.space, draws, None, "sample", self.document,
+                       {"side": self._side, "n": n, "seed": seed})
+
+    def pair_order(self) -> list[tuple[str, str]]:
+        """As :func:`pair_order`."""
+        from trample.solver.batch import pair_order as order
+
+        return order(self.space)
+
+    def pairs(self) -> Result:
+        """As :func:`pairs`."""
+        return {"pairs": [[s, t] for s, t in self.pair_order()]}
+
+    def validate_many(self, amounts: Any) -> Any:
+        """As :func:`validate_many`."""
+        from trample.solver.batch import validate_many as judge
+
+        return judge(self.space, amounts)
+
+    def rank(self, assignment: object = None) -> Result:
+        """As :func:`rank`."""
+        raw = _field(self.document, "assignment", assignment)
+        if raw is None:
+            raise InputError("assignment", "no assignment given (pass one, or put it at "
+                             "the document's top level)")
+        amounts = parse_assignment(self.space.combat, raw)
+        first = next(each_violation(self.space, amounts), None)
+        if first is not None:
+            raise InputError("assignment", f"is not legal, so it has no index: "
+                             f"{first.message} ({first.rule})")
+        with _reporting("rank", self.document, side=self._side, assignment=raw):
+            try:
+                index = self.actions.rank(amounts)
+            except ValueError as exc:
+                raise InternalError(f"rank found no index for a legal assignment: "
+                                    f"{exc}") from exc
+        return {"index": index}
+
+    def unrank(self, index: object) -> Result:
+        """As :func:`unrank`."""
+        from trample.solver.actions import parse_index
+
+        actions = self.actions
+        i = parse_index(index, actions.total)
+        amounts = actions.unrank(i)
+        with _reporting("unrank", self.document, side=self._side, index=i):
+            check_legal(self.space, amounts, "unrank")
+        return {"assignment": to_entries(self.space, amounts)}
+
+    def options(self, fixed: object = None, pair: object = None) -> Result:
+        """As :func:`options`."""
+        from trample.solver.actions import parse_fixed, parse_pair
+
+        actions = self.actions
+        chosen = parse_fixed(self.space, fixed)
+        if pair is None:
+            free = [p for p in actions.pairs if p not in chosen]
+            if not free:
+                raise InputError("pair", "every pair of pair_order is fixed: name one")
+            where = free[0]
+        else:
+            where = parse_pair(self.space, pair)
+        amounts = actions.options(chosen, where)
+        return {"pair": list(where), "amounts": [[a, n] for a, n in amounts]}
+
+    def project(self, amounts: object) -> Result:
+        """As :func:`project`."""
+        from trample.solver.actions import number, parse_values
+
+        values = parse_values(self.space, amounts)
+        nearest, distance = self.actions.project(values)
+        with _reporting("project", self.document, side=self._side, amounts=amounts):
+            check_legal(self.space, nearest, "project")
+        broken: list[dict[str, Any]] = []
+        if all(v.denominator == 1 and v >= 0 for v in values.values()):
+            given = {p: int(v) for p, v in values.items() if v > 0}
+            broken = judged(self.space, given)["violations"]
+        return {"assignment": to_entries(self.space, nearest), "distance": number(distance),
+                "violations": broken}
+
+
+def pairs(document: Mapping[str, Any], *, side: str | None = None) -> Result:
+    """``{"pairs": [[source, target], ...]}``: :func:`pair_order` as a JSON answer."""
+    return prepare(document, side=side).pairs()
+
+
+def rank(document: Mapping[str, Any], assignment: object = None, *,
+         side: str | None = None) -> Result:
+    """``{"index": i}``: the position of a legal assignment in enumerate's order."""
+    return prepare(document, side=side).rank(assignment)
+
+
+def unrank(document: Mapping[str, Any], index: object, *, side: str | None = None) -> Result:
+    """``{"assignment": [...]}``: the legal assignment at position ``index`` of enumerate's
+    order (0 <= index < count)."""
+    return prepare(document, side=side).unrank(index)
+
+
+def count_fixed(document: Mapping[str, Any], fixed: object = None, *,
+                side: str | None = None) -> Result:
+    """``{"count": N}``: legal assignments whose amounts agree with ``fixed``, a list of
+    ``{source, target, amount}`` over pairs of :func:`pair_order` (0 fixes a pair to 0)."""
+    return prepare(document, side=side).count(fixed if fixed is not None else [])
+
+
+def options(document: Mapping[str, Any], fixed: object = None, pair: object = None, *,
+            side: str | None = None) -> Result:
+    """``{"pair": [source, target], "amounts": [[amount, completions], ...]}``: every
+    amount of ``pair`` (default: the first pair of :func:`pair_order` not in ``fixed``)
+    that has a legal completion agreeing with ``fixed``, with how many, ascending.
+    Drawing an amount in proportion to its completions, pair after pair, draws a legal
+    assignment uniformly."""
+    return prepare(document, side=side).options(fixed, pair)
+
+
+def project(document: Mapping[str, Any], amounts: object, *,
+            side: str | None = None) -> Result:
+    """``{"assignment", "distance", "violations"}``: the legal assignment nearest
+    ``amounts`` (``{source, target, amount}`` entries with any numbers; pairs left out
+    are 0) in L1 distance over all pairs, ties broken by the side's default objective
+    (best first) and then by enumerate's order; ``violations`` are the rules the input
+    breaks when its amounts are whole numbers >= 0 (else empty)."""
+    return prepare(document, side=side).project(amounts)

@@ -1,0 +1,606 @@
+"""Legal splits as actions: rank, unrank, count with fixed amounts, options, project.
+
+A legal assignment's identity is its vector of amounts over :func:`pair_order`. Its
+*index* is its position in :meth:`Census.enumerate`'s order, and :meth:`Actions.unrank`
+is built from the same structure that enumeration walks, so the two agree by
+construction:
+
+- the parts of the legal space are independent and enumeration takes them as nested
+  loops, the first part outermost: an index is a mixed-radix number whose digits are the
+  parts' indices, the first part most significant;
+- within a part, enumeration walks the sources in turn; at each source it takes the
+  moves of the dynamic program in their stored order, and within a move every
+  composition (first slot largest first), each followed by every completion of the later
+  sources. So the assignments through one (move, composition) form a block of
+  ``completions(next state)`` consecutive indices, and the blocks of one move come in
+  composition order: ``index = before this move + composition rank * completions +
+  index of the rest``;
+- compositions with lower bounds come in descending lexicographic order of their free
+  parts; the number of them whose first free part is at least ``x`` is
+  ``C(free - x + m, m)`` (m parts after the first), which ranks and unranks them in
+  closed form, with a binary search for a part.
+
+Counting with some amounts fixed runs the same dynamic program with each move's number
+of compositions restricted to the fixed values; ``options`` adds the forward counts (ways
+to reach each state) to read off, for one pair, how many completions each amount has.
+
+``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
+broken by the side's default objective and then by index: exactly, by looking at every
+legal assignment in index order when there are at most :data:`PROJECT_LIMIT`, else with
+the CP-SAT model of :mod:`trample.solver.nearest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from math import comb, prod
+
+from trample.models.combat import brief_repr, check_id, field_name
+from trample.models.errors import InputError, InternalError
+from trample.solver.assignment import Amounts
+from trample.solver.batch import pair_order
+from trample.solver.counting import Census, CountOutOfReach, Move, PartSpace, _record
+from trample.solver.objectives import DEFAULTS, evaluate
+from trample.solver.rules import LegalSpace, Source
+
+State = tuple[tuple[int, bool], ...]
+Pair = tuple[str, str]
+
+OPTIONS_LIMIT = 1_000_000
+"""Amounts :meth:`Actions.options` may list for one pair before it refuses."""
+PROJECT_LIMIT = 20_000
+"""Spaces up to this many legal assignments are projected onto by looking at each."""
+
+
+# -- compositions in enumeration order --------------------------------------------------
+
+
+STEPWISE = 1 << 16
+"""Up to this many free units, compositions are ranked and unranked by stepping through
+binomial coefficients one unit at a time (a multiplication and a division each); above,
+each part takes a binary search over directly computed coefficients."""
+
+
+def rank_composition(total: int, lowers: list[int], values: list[int]) -> int:
+    """The position of ``values`` in :func:`~trample.solver.counting.all_compositions`'s
+    order for ``total`` and ``lowers`` (descending lexicographic order of the free parts).
+
+    Every composition whose part j is larger (the later parts sharing y - 1 or less,
+    m parts after j) comes first: C(y - 1 + m, m) of them.
+    """
+    free = [v - lo for v, lo in zip(values, lowers, strict=True)]
+    rest = total - sum(lowers)
+    k = len(free)
+    index = 0
+    if k < 2:
+        return 0
+    if rest > STEPWISE:
+        for j in range(k - 1):
+            m = k - 1 - j
+            y = rest - free[j]  # what the later parts share
+            if y >= 1:
+                index += comb(y - 1 + m, m)
+            rest = y
+        return index
+    m, y = k - 1, rest
+    current = comb(y + m, m)  # C(y + m, m), kept as y and m go down
+    for j in range(k - 1):
+        for _ in range(free[j]):
+            current = current * y // (y + m)
+            y -= 1
+        if y >= 1:
+            index += current * y // (y + m)
+        current = current * m // (y + m)
+        m -= 1
+    return index
+
+
+def unrank_composition(total: int, lowers: list[int], index: int) -> list[int]:
+    """The composition at position ``index`` of ``all_compositions(total, lowers)``:
+    part by part, the smallest share y of the later parts with C(y + m, m) > index."""
+    k = len(lowers)
+    rest = total - sum(lowers)
+    if k == 0:
+        return []
+    free: list[int] = []
+    if rest > STEPWISE:
+        for j in range(k - 1):
+            m = k - 1 - j
+            lo, hi = 0, rest
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if comb(mid + m, m) > index:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            if lo >= 1:
+                index -= comb(lo - 1 + m, m)
+            free.append(rest - lo)
+            rest = lo
+        free.append(rest)
+        return [f + lo for f, lo in zip(free, lowers, strict=True)]
+    m, y = k - 1, rest
+    current = comb(y + m, m)  # C(y + m, m) > index
+    for _ in range(k - 1):
+        share, before = y, 0
+        while y > 0:
+            smaller = current * y // (y + m)  # C(y - 1 + m, m)
+            if smaller <= index:
+                before = smaller
+                break
+            current, y = smaller, y - 1
+        index -= before
+        free.append(share - y)
+        current = current * m // (y + m)
+        m -= 1
+    free.append(y)
+    return [f + lo for f, lo in zip(free, lowers, strict=True)]
+
+
+# -- moves restricted to fixed amounts -------------------------------------------------
+
+
+def _reduce(move: Move, source: Source, fixed: Mapping[str, int],
+            open_target: str | None = None) -> tuple[int, list[int], int | None] | None:
+    """``move`` with the amounts of ``fixed`` (target -> amount for this source) imposed:
+    the total left for the unfixed slots and their lower bounds, and the lower bound of
+    ``open_target``'s slot when it is one (it is then left out of the bounds); None when
+    the move cannot agree with ``fixed``."""
+    placed: set[str] = set()
+    for target, a in move.exact:
+        placed.add(target)
+        if target in fixed and fixed[target] != a:
+            return None
+    total = move.total
+    lowers: list[int] = []
+    open_lower: int | None = None
+    for slot in move.slots:
+        placed.add(slot.target)
+        if slot.target in fixed:
+            if fixed[slot.target] < slot.lower:
+                return None
+            total -= fixed[slot.target]
+        elif slot.target == open_target:
+            open_lower = slot.lower
+        else:
+            lowers.append(slot.lower)
+    for target, a in fixed.items():
+        if target not in placed and a != 0:
+            return None  # the move keeps this recipient at 0
+    if total < 0:
+        return None
+    return total, lowers, open_lower
+
+
+def _ways(move: Move, source: Source, fixed: Mapping[str, int] | None) -> int:
+    """Compositions of ``move`` that agree with ``fixed``."""
+    if not fixed:
+        return move.ways
+    reduced = _reduce(move, source, fixed)
+    if reduced is None:
+        return 0
+    total, lowers, _ = reduced
+    free = total - sum(lowers)
+    if free < 0:
+        return 0
+    if not lowers:
+        return 1 if free == 0 else 0
+    return comb(free + len(lowers) - 1, len(lowers) - 1)
+
+
+def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]]
+              ) -> list[dict[State, int]]:
+    """Completions of each state under ``fixed`` (source -> target -> amount); one more
+    layer at the end, empty, meaning 1 for every state."""
+    n = len(ps.sources)
+    out: list[dict[State, int]] = [{} for _ in range(n + 1)]
+    for layer in range(n - 1, -1, -1):
+        s = ps.sources[layer]
+        mine = fixed.get(s.id)
+        here: dict[State, int] = {}
+        for state, moves in ps.moves[layer].items():
+            total = 0
+            for move in moves:
+                after = 1 if layer == n - 1 else out[layer + 1].get(move.next_state, 0)
+                if after:
+                    total += _ways(move, s, mine) * after
+            here[state] = total
+        out[layer] = here
+    return out
+
+
+def _forward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], upto: int
+             ) -> dict[State, int]:
+    """Ways to reach each state before layer ``upto`` under ``fixed``."""
+    reach: dict[State, int] = {ps.start: 1}
+    for layer in range(upto):
+        s = ps.sources[layer]
+        mine = fixed.get(s.id)
+        following: dict[State, int] = {}
+        for state, ways in reach.items():
+            for move in ps.moves[layer].get(state, ()):
+                w = _ways(move, s, mine)
+                if w:
+                    following[move.next_state] = following.get(move.next_state, 0) + ways * w
+        reach = following
+    return reach
+
+
+class Actions:
+    """Rank, unrank, count with fixed amounts, options and project over one legal space.
+
+    Built once per space (the dynamic program of :class:`Census` is the costly part);
+    every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does.
+    """
+
+    def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
+        self.space = space
+        self.census = Census(space) if census is None else census
+        self.pairs: list[Pair] = pair_order(space)
+        self.column = {pair: j for j, pair in enumerate(self.pairs)}
+        self.parts = self.census.parts
+        self.where: dict[str, tuple[int, int]] = {}
+        """Source id -> (part index, layer)."""
+        for i, ps in enumerate(self.parts):
+            for layer, s in enumerate(ps.sources):
+                self.where[s.id] = (i, layer)
+        self.sizes = [ps.count() for ps in self.parts]
+        self.total = prod(self.sizes)
+
+    # -- counting ------------------------------------------------------------------------
+
+    def count(self, fixed: Mapping[Pair, int] | None = None) -> int:
+        """Legal assignments that agree with ``fixed`` (legal pair -> amount)."""
+        if not fixed:
+            return self.total
+        by_source = _by_source(fixed)
+        result = 1
+        for i, ps in enumerate(self.parts):
+            if any(s.id in by_source for s in ps.sources):
+                table = _backward(ps, by_source)
+                result *= table[0].get(ps.start, 0) if ps.sources else 1
+            else:
+                result *= self.sizes[i]
+            if result == 0:
+                return 0
+        return result
+
+    def options(self, fixed: Mapping[Pair, int], pair: Pair) -> list[tuple[int, int]]:
+        """Every amount of ``pair`` with a legal completion agreeing with ``fixed``, and
+        how many completions it has, in ascending order of amount."""
+        by_source = _by_source(fixed)
+        source, target = pair
+        part, layer = self.where[source]
+        others = 1
+        for i, ps in enumerate(self.parts):
+            if i == part:
+                continue
+            if any(s.id in by_source for s in ps.sources):
+                table = _backward(ps, by_source)
+                others *= table[0].get(ps.start, 0)
+            else:
+                others *= self.sizes[i]
+        if others == 0:
+            return []
+        ps = self.parts[part]
+        s = ps.sources[layer]
+        mine = by_source.get(source, {})
+        after = _backward(ps, by_source)
+        reach = _forward(ps, by_source, layer)
+        last = layer == len(ps.sources) - 1
+        found: dict[int, int] = {}
+        listed = 0
+        for state, ways_in in reach.items():
+            for move in ps.moves[layer].get(state, ()):
+                ways_out = 1 if last else after[layer + 1].get(move.next_state, 0)
+                if not ways_out:
+                    continue
+                weight = ways_in * ways_out
+                for amount, ways in _amounts(move, s, mine, target):
+                    listed += 1
+                    if listed > OPTIONS_LIMIT:
+                        raise CountOutOfReach(
+                            f"{source} -> {target} may take more than {OPTIONS_LIMIT:,} "
+                            "amounts; listing them is refused")
+                    found[amount] = found.get(amount, 0) + weight * ways
+        return [(a, n * others) for a, n in sorted(found.items()) if n]
+
+    # -- rank and unrank -----------------------------------------------------------------
+
+    def unrank(self, index: int) -> Amounts:
+        """The legal assignment at position ``index`` of enumeration (0 <= index < count)."""
+        if not 0 <= index < self.total:
+            raise ValueError(f"index {index} is not below the count {self.total}")
+        digits = []
+        for size in reversed(self.sizes):
+            index, digit = divmod(index, size)
+            digits.append(digit)
+        digits.reverse()
+        amounts: Amounts = {}
+        for ps, digit in zip(self.parts, digits, strict=True):
+            amounts.update(_unrank_part(ps, digit))
+        return amounts
+
+    def rank(self, amounts: Mapping[Pair, int]) -> int:
+        """The position of a legal assignment in enumeration (ValueError if not legal)."""
+        by_source = _by_source({p: a for p, a in amounts.items() if a})
+        index = 0
+        for ps, size in zip(self.parts, self.sizes, strict=True):
+            index = index * size + _rank_part(ps, by_source)
+        return index
+
+    # -- project -------------------------------------------------------------------------
+
+    def project(self, values: Mapping[Pair, Fraction],
+                exhaustive_limit: int = PROJECT_LIMIT) -> tuple[Amounts, Fraction]:
+        """The legal assignment nearest ``values`` in L1 distance over every pair (pairs
+        left out are 0), and that distance; ties go to the best default objective, then
+        to the first in enumeration order. Spaces of at most ``exhaustive_limit``
+        assignments are looked at one by one, larger ones solved with CP-SAT
+        (:mod:`trample.solver.nearest`)."""
+        if self.total > exhaustive_limit:
+            from trample.solver.nearest import nearest
+
+            chosen = nearest(self.space, self.census, values)
+        else:
+            chosen = self._nearest_by_inspection(values)
+        zero = Fraction(0)
+        distance = sum((abs(v) for p, v in values.items() if p not in chosen), zero)
+        distance += sum((abs(a - values.get(p, zero)) for p, a in chosen.items()), zero)
+        return chosen, distance
+
+    def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
+        best: Fraction | None = None
+        ties: list[Amounts] = []
+        zero = Fraction(0)
+        for amounts in self.census.enumerate():
+            # Relative to giving nothing: only the pairs given an amount change.
+            d = zero
+            for p, a in amounts.items():
+                v = values.get(p, zero)
+                d += abs(a - v) - abs(v)
+            if best is None or d < best:
+                best, ties = d, [amounts]
+            elif d == best:
+                ties.append(amounts)
+        terms = DEFAULTS[self.space.side]
+        chosen = ties[0]
+        if len(ties) > 1:
+            top = None
+            for amounts in ties:  # in enumeration order: the first best stays
+                key = tuple(evaluate(self.space, amounts, terms).values())
+                if top is None or key > top:
+                    top, chosen = key, amounts
+        return chosen
+
+    # -- vectors -------------------------------------------------------------------------
+
+    def vector(self, amounts: Mapping[Pair, int]) -> list[int]:
+        """The amounts over :attr:`pairs`."""
+        return [amounts.get(p, 0) for p in self.pairs]
+
+
+def _by_source(fixed: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (source, target), a in fixed.items():
+        out.setdefault(source, {})[target] = a
+    return out
+
+
+def _amounts(move: Move, source: Source, fixed: Mapping[str, int], target: str
+             ) -> Iterator[tuple[int, int]]:
+    """The amounts ``move`` allows ``target`` under ``fixed``, each with its number of
+    compositions."""
+    if target in fixed:
+        w = _ways(move, source, fixed)
+        if w:
+            yield fixed[target], w
+        return
+    reduced = _reduce(move, source, fixed, target)
+    if reduced is None:
+        return
+    total, lowers, open_lower = reduced
+    for t, a in move.exact:
+        if t == target:
+            w = _ways(move, source, fixed)
+            if w:
+                yield a, w
+            return
+    if open_lower is None:  # kept at 0 by this move
+        w = _ways(move, source, fixed)
+        if w:
+            yield 0, w
+        return
+    room = total - sum(lowers)
+    k = len(lowers)
+    if k == 0:
+        if room >= open_lower:
+            yield room, 1
+        return
+    # C(left + k - 1, k - 1) as left goes down by one: times left / (left + k - 1).
+    left = room - open_lower
+    if left < 0:
+        return
+    ways = comb(left + k - 1, k - 1)
+    for amount in range(open_lower, room + 1):
+        yield amount, ways
+        ways = ways * left // (left + k - 1) if left else 0
+        left -= 1
+
+
+def _after(ps: PartSpace, layer: int, state: State) -> int:
+    if layer + 1 < len(ps.sources):
+        return ps.completions[layer + 1].get(state, 0)
+    return 1
+
+
+def _unrank_part(ps: PartSpace, index: int) -> Amounts:
+    amounts: Amounts = {}
+    state = ps.start
+    for layer, s in enumerate(ps.sources):
+        chosen: Move | None = None
+        after = 0
+        for move in ps.moves[layer][state]:
+            after = _after(ps, layer, move.next_state)
+            weight = move.ways * after
+            if index < weight:
+                chosen = move
+                break
+            index -= weight
+        if chosen is None:
+            raise InternalError("unrank ran past the last move of a layer")
+        composition, index = divmod(index, after)
+        values = unrank_composition(chosen.total, [sl.lower for sl in chosen.slots],
+                                    composition)
+        _record(amounts, s.id, chosen, values)
+        state = chosen.next_state
+    return amounts
+
+
+def _matches(move: Move, source: Source, mine: Mapping[str, int]) -> bool:
+    placed = set()
+    for target, a in move.exact:
+        placed.add(target)
+        if mine.get(target, 0) != a:
+            return False
+    spent = 0
+    for slot in move.slots:
+        placed.add(slot.target)
+        a = mine.get(slot.target, 0)
+        if a < slot.lower:
+            return False
+        spent += a
+    if spent != move.total:
+        return False
+    return all(a == 0 or t in placed for t, a in mine.items())
+
+
+def _rank_part(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]]) -> int:
+    index = 0
+    state = ps.start
+    for layer, s in enumerate(ps.sources):
+        mine = by_source.get(s.id, {})
+        chosen: Move | None = None
+        after = 0
+        for move in ps.moves[layer].get(state, ()):
+            after = _after(ps, layer, move.next_state)
+            if after and _matches(move, s, mine):
+                chosen = move
+                break
+            index += move.ways * after
+        if chosen is None:
+            raise ValueError(f"the amounts of {s.id} fit no legal assignment")
+        values = [mine.get(sl.target, 0) for sl in chosen.slots]
+        index += rank_composition(chosen.total, [sl.lower for sl in chosen.slots],
+                                  values) * after
+        state = chosen.next_state
+    return index
+
+
+# -- parsing the parameters -------------------------------------------------------------
+
+
+def parse_pair(space: LegalSpace, raw: object, path: str = "pair") -> Pair:
+    """``[source, target]`` (or ``{source, target}``): a pair of :func:`pair_order`."""
+    if isinstance(raw, Mapping):
+        for key in raw:
+            if key not in ("source", "target"):
+                raise InputError(f"{path}.{field_name(key)}",
+                                 "unknown field (accepted: source, target)")
+        for key in ("source", "target"):
+            if key not in raw:
+                raise InputError(f"{path}.{key}", "required field is missing")
+        source = check_id(raw["source"], f"{path}.source")
+        target = check_id(raw["target"], f"{path}.target")
+    elif isinstance(raw, list) and len(raw) == 2:
+        source = check_id(raw[0], f"{path}[0]")
+        target = check_id(raw[1], f"{path}[1]")
+    else:
+        raise InputError(path, "must be a pair [source, target]")
+    if (source, target) not in space.pairs:
+        raise InputError(path, f"({source!r}, {target!r}) is not a legal (source, "
+                         "recipient) pair of pair_order")
+    return source, target
+
+
+def _entries(raw: object, path: str) -> Iterator[tuple[str, Mapping[str, object]]]:
+    if isinstance(raw, (str, bytes)) or not isinstance(raw, list):
+        raise InputError(path, "must be a list of {source, target, amount} entries")
+    for i, entry in enumerate(raw):
+        where = f"{path}[{i}]"
+        if not isinstance(entry, Mapping):
+            raise InputError(where, "must be an object {source, target, amount}")
+        for key in entry:
+            if key not in ("source", "target", "amount"):
+                raise InputError(f"{where}.{field_name(key)}", "unknown field (accepted: "
+                                 "amount, source, target)")
+        for key in ("source", "target", "amount"):
+            if key not in entry:
+                raise InputError(f"{where}.{key}", "required field is missing")
+        yield where, entry
+
+
+def parse_fixed(space: LegalSpace, raw: object, path: str = "fixed") -> dict[Pair, int]:
+    """``[{source, target, amount}, ...]`` over pairs of :func:`pair_order`, amounts
+    whole numbers >= 0 (0 fixes the pair to 0); None is no entry."""
+    if raw is None:
+        return {}
+    fixed: dict[Pair, int] = {}
+    for where, entry in _entries(raw, path):
+        source = check_id(entry["source"], f"{where}.source")
+        target = check_id(entry["target"], f"{where}.target")
+        amount = entry["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InputError(f"{where}.amount", f"must be an integer, not "
+                             f"{brief_repr(amount)}")
+        if amount < 0:
+            raise InputError(f"{where}.amount", f"must be at least 0, not {amount}")
+        if (source, target) not in space.pairs:
+            raise InputError(where, f"({source!r}, {target!r}) is not a legal (source, "
+                             "recipient) pair of pair_order")
+        if (source, target) in fixed:
+            raise InputError(where, f"the pair ({source!r}, {target!r}) appears twice")
+        fixed[(source, target)] = amount
+    return fixed
+
+
+def parse_values(space: LegalSpace, raw: object, path: str = "amounts"
+                 ) -> dict[Pair, Fraction]:
+    """``[{source, target, amount}, ...]`` with any finite numbers, to any pair of the
+    combat's ids (a creature as source); exact as fractions."""
+    combat = space.combat
+    values: dict[Pair, Fraction] = {}
+    for where, entry in _entries(raw, path):
+        source = check_id(entry["source"], f"{where}.source")
+        target = check_id(entry["target"], f"{where}.target")
+        amount = entry["amount"]
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+            raise InputError(f"{where}.amount", f"must be a number, not {brief_repr(amount)}")
+        if isinstance(amount, float) and (amount != amount or amount in (float("inf"),
+                                                                         float("-inf"))):
+            raise InputError(f"{where}.amount", "must be a finite number")
+        if source not in combat or combat.kind(source) != "creature":
+            raise InputError(f"{where}.source", f"{source!r} is not a creature")
+        if target not in combat:
+            raise InputError(f"{where}.target", f"{target!r} is not a player, creature, "
+                             "planeswalker or battle")
+        if (source, target) in values:
+            raise InputError(where, f"the pair ({source!r}, {target!r}) appears twice")
+        values[(source, target)] = Fraction(amount)
+    return values
+
+
+def parse_index(raw: object, total: int, path: str = "index") -> int:
+    """An integer with 0 <= index < ``total`` (any size)."""
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise InputError(path, f"must be an integer, not {brief_repr(raw)}")
+    if not 0 <= raw < total:
+        raise InputError(path, f"must be at least 0 and below the count {total}, "
+                         f"not {brief_repr(raw)}")
+    return raw
+
+
+def number(value: Fraction) -> int | float:
+    """A distance for JSON: an integer when whole, else the nearest float."""
+    return int(value) if value.denominator == 1 else float(value)

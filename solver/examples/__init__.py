@@ -1,0 +1,1 @@
+"""Runnable examples of trample's Python API (``python -m trample.solver.examples.NAME``)."""
