@@ -26,13 +26,14 @@ class Cancel:
 
     def set(self) -> None:
         """Cancel: stop every search registered now; later ones see :meth:`is_set`."""
+        # Under the lock: a search that has left :meth:`watching` is never stopped (its
+        # solver may already be searching for another request).
         with self._lock:
             if self._set:
                 return
             self._set = True
-            stops = list(self._stops)
-        for stop in stops:
-            stop()
+            for stop in self._stops:
+                stop()
 
     def is_set(self) -> bool:
         """Whether the request was cancelled."""

@@ -103,7 +103,10 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
             code = solver.solve(model)
         else:
             with cancel.watching(partial(_stop, solver)) as running:
-                code = solver.solve(model) if running else cp_model.UNKNOWN
+                if running:
+                    code = solver.solve(model)
+            if not running:
+                break  # cancelled before this phase: the last phase's answer stands
         if code == cp_model.FEASIBLE:
             best = {pair: solver.value(var) for pair, var in x.items()}
         elif code != cp_model.UNKNOWN:
