@@ -19,6 +19,7 @@ from test_serve_load import TINY, _requests
 
 from trample.solver import api
 from trample.solver import serve as engine
+from trample.solver.cancel import Cancel
 
 from conftest import SPEC_EXAMPLE
 
@@ -284,3 +285,27 @@ def test_the_load_benchmark_runs_quick() -> None:
         assert run["answered"] == run["requests"] == report["requests"]
         assert run["fast_p50_ms"] <= run["fast_p99_ms"]
         assert run["throughput_per_s"] > 0
+
+
+def test_cancel_stops_the_searches_watching_and_only_those() -> None:
+    cancel = Cancel()
+    stopped: list[str] = []
+    with cancel.watching(lambda: stopped.append("running")) as running:
+        assert running
+        cancel.set()
+        cancel.set()  # once only
+    with cancel.watching(lambda: stopped.append("later")) as running:
+        assert not running  # already cancelled: not started at all
+    assert stopped == ["running"]
+    assert cancel.is_set()
+
+
+def test_a_solve_cancelled_before_it_starts_answers_the_greedy_split_and_a_bound() -> None:
+    cancel = Cancel()
+    cancel.set()
+    combat = held_combat()
+    result = api.solve(combat, time_limit=HELD, cancel=cancel)
+    assert result["status"] == "feasible"
+    assert api.validate(combat, result["assignment"])["legal"]
+    terms = list(result["objective"])
+    assert [result["bound"][t] for t in terms] >= [result["objective"][t] for t in terms]
