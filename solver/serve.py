@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import secrets
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from contextvars import ContextVar
 from itertools import islice
@@ -463,8 +463,19 @@ def _batch(requests: list[Any]) -> str | None:
     return f"[{', '.join(answers)}]" if answers else None
 
 
-def respond(line: str | bytes) -> str | None:
-    """The response line to one input line (None when nothing is owed)."""
+class _Decoded:
+    """A request line decoded (the value may be a batch, or anything JSON holds), with
+    its text for a bug report."""
+
+    __slots__ = ("line", "request")
+
+    def __init__(self, request: Any, line: str) -> None:
+        self.request = request
+        self.line = line
+
+
+def _parse(line: str | bytes) -> _Decoded | str:
+    """The line decoded, or the answer line owed to a line that is not strict JSON."""
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
@@ -479,17 +490,30 @@ def respond(line: str | bytes) -> str | None:
     if request is MemoryError:
         return encode(_error(INTERNAL_ERROR, "out of memory reading this line; the server "
                              "goes on"))
+    return _Decoded(request, line)
+
+
+def _answer_decoded(request: Any) -> str | None:
     if isinstance(request, list):
         return _batch(request)
     answer = handle_encoded(request)
     return None if answer is None else encode_answer(answer)
 
 
-def _respond_safely(line: str | bytes) -> str | None:
-    """:func:`respond`, and -32603 (id null) whatever goes wrong: memory running out
-    while a batch's line is joined, or a bug (saved for a report)."""
+def respond(line: str | bytes) -> str | None:
+    """The response line to one input line (None when nothing is owed)."""
+    parsed = _parse(line)
+    return parsed if isinstance(parsed, str) else _answer_decoded(parsed.request)
+
+
+def _respond_safely(line: str | bytes | _Decoded) -> str | None:
+    """:func:`respond` (to a line, or to a line already decoded), and -32603 (id null)
+    whatever goes wrong: memory running out while a batch's line is joined, or a bug
+    (saved for a report)."""
     failure: Exception | None = None
     try:
+        if isinstance(line, _Decoded):
+            return _answer_decoded(line.request)
         return respond(line)
     except MemoryError:
         pass
@@ -497,7 +521,8 @@ def _respond_safely(line: str | bytes) -> str | None:
         failure = exc
     if failure is None:
         return encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY))
-    return encode(_error(INTERNAL_ERROR, _bug(failure, _line_text(line))))
+    what = line.line if isinstance(line, _Decoded) else _line_text(line)
+    return encode(_error(INTERNAL_ERROR, _bug(failure, what)))
 
 
 def _line_text(line: str | bytes) -> str:
@@ -574,16 +599,21 @@ def workers_default() -> int:
         else os.cpu_count() or 1
 
 
-def _ids_and_signals(line: str | bytes) -> tuple[list[Any], list[Any], bool]:
-    """What the reader must know of a line before it is queued: the ids of its requests,
-    the ids its ``$/cancelRequest`` requests cancel, and whether an ``initialize`` asks for
-    answers out of order. The line is answered later from its text (decoded again)."""
-    try:
-        decoded = decode(line.decode("utf-8") if isinstance(line, bytes) else line)
-    except (ValueError, RecursionError, MemoryError):
-        return [], [], False  # answered as the worker finds it
-    requests = decoded if isinstance(decoded, list) else [decoded]
-    del decoded
+KEEP_DECODED = 64 * 2**10
+"""A line up to this many bytes is queued decoded (the reader decodes every line, to know
+its ids); a longer one is queued as its text and decoded again when answered, so that
+the lines in flight hold their bytes, not the larger Python values."""
+
+
+def _ids_and_signals(line: str | bytes) -> tuple[_Decoded | str, list[Any], list[Any], bool]:
+    """What the reader must know of a line before it is queued: the line decoded (or the
+    answer owed to one that is not JSON), the ids of its requests, the ids its
+    ``$/cancelRequest`` requests cancel, and whether an ``initialize`` asks for answers
+    out of order."""
+    parsed = _parse(line)
+    if isinstance(parsed, str):
+        return parsed, [], [], False
+    requests = parsed.request if isinstance(parsed.request, list) else [parsed.request]
     ids: list[Any] = []
     cancels: list[Any] = []
     opt_in = False
@@ -602,7 +632,12 @@ def _ids_and_signals(line: str | bytes) -> tuple[list[Any], list[Any], bool]:
                 opt_in = opt_in or asks_out_of_order(params)
         except InputError:
             pass  # answered -32602 in its turn (a notification: silently)
-    return ids, cancels, opt_in
+    return parsed, ids, cancels, opt_in
+
+
+_Work = tuple[str | bytes | _Decoded | None, str | None, dict[Any, Cancel], int, bool]
+"""A line queued: the line (or None), the answer already made (or None), its requests'
+cancellations, its size in bytes, whether the session was out of order when it was read."""
 
 
 class _Session:
@@ -618,33 +653,64 @@ class _Session:
         self.out_of_order = out_of_order
         self.workers = max(workers, 1)
         self.max_in_flight = max(max_in_flight, 1)
-        self.ordered = ThreadPoolExecutor(1, thread_name_prefix="trample-serve")
-        self.pool: ThreadPoolExecutor | None = None
+        # Plain queues and threads, not an executor: a tiny request costs some 100 µs, and
+        # an executor's futures would add a tenth to it.
+        self.ordered: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self.pool: queue.SimpleQueue[_Work | None] | None = None
+        self.threads = [self._start(self.ordered)]
         self.gate = threading.Condition()
         self.in_flight = 0
         self.bytes = 0
         self.peak = 0
+        self.waiting = False
         self.write_lock = threading.Lock()
         self.cancels: dict[Any, list[Cancel]] = {}
         self.broken = False
 
-    def _executor(self) -> ThreadPoolExecutor:
+    def _start(self, work: queue.SimpleQueue[_Work | None]) -> threading.Thread:
+        thread = threading.Thread(target=self._work, args=(work,), name="trample-serve",
+                                  daemon=True)
+        thread.start()
+        return thread
+
+    def _work(self, work: queue.SimpleQueue[_Work | None]) -> None:
+        while (item := work.get()) is not None:
+            self._answer(*item)
+            del item
+
+    def _queue(self) -> queue.SimpleQueue[_Work | None]:
         if not self.out_of_order:
             return self.ordered
         if self.pool is None:
-            self.pool = ThreadPoolExecutor(self.workers, thread_name_prefix="trample-serve")
+            self.pool = queue.SimpleQueue()
+            self.threads += [self._start(self.pool) for _ in range(self.workers)]
         return self.pool
 
     def wait_for_room(self) -> None:
+        """Pause reading while the cap is reached, until half of it is free again (not
+        one line per answer: waking the reader for each would cost more than a tiny
+        request)."""
+        if self.in_flight < self.max_in_flight and self.bytes < MAX_IN_FLIGHT_BYTES:
+            return  # read without the lock: only the reader raises them
         with self.gate:
-            while self.in_flight >= self.max_in_flight or self.bytes >= MAX_IN_FLIGHT_BYTES:
+            self.waiting = True
+            while self.in_flight > self.max_in_flight // 2 or \
+                    self.bytes > MAX_IN_FLIGHT_BYTES // 2:
                 self.gate.wait()
+            self.waiting = False
 
     def submit(self, line: str | bytes | None, answer: str | None = None) -> None:
         """Queue a line (or an answer already made, for a line refused unread)."""
         mine: dict[Any, Cancel] = {}
+        size = 0 if line is None else len(line)
+        work: str | bytes | _Decoded | None = line
         if line is not None:
-            ids, cancels, opt_in = _ids_and_signals(line)
+            parsed, ids, cancels, opt_in = _ids_and_signals(line)
+            if isinstance(parsed, str):
+                work, answer = None, parsed
+            elif size <= KEEP_DECODED:
+                work = parsed
+            del parsed
             with self.gate:
                 for request_id in cancels:
                     for cancel in self.cancels.get(request_id, ()):
@@ -658,14 +724,14 @@ class _Session:
                     self.cancels.setdefault(request_id, []).append(cancel)
             if opt_in:
                 self.out_of_order = True  # for the lines after this one; never turned off
-        size = 0 if line is None else len(line)
+        del line
         with self.gate:
             self.in_flight += 1
             self.bytes += size
             self.peak = max(self.peak, self.in_flight)
-        self._executor().submit(self._answer, line, answer, mine, size, self.out_of_order)
+        self._queue().put((work, answer, mine, size, self.out_of_order))
 
-    def _answer(self, line: str | bytes | None, answer: str | None,
+    def _answer(self, line: str | bytes | _Decoded | None, answer: str | None,
                 mine: dict[Any, Cancel], size: int, out_of_order: bool) -> None:
         try:
             if line is not None and not self.broken:
@@ -693,18 +759,24 @@ class _Session:
                         del self.cancels[request_id]
                 self.in_flight -= 1
                 self.bytes -= size
-                self.gate.notify_all()
+                if self.waiting and self.in_flight <= self.max_in_flight // 2 and \
+                        self.bytes <= MAX_IN_FLIGHT_BYTES // 2:
+                    self.gate.notify_all()
 
     def finish(self, stop: bool = False) -> None:
         """Wait for every answer (or, with ``stop``, cancel what is in flight first)."""
         if stop:
+            self.broken = True  # what is still queued is dropped unanswered
             with self.gate:
                 for cancels in self.cancels.values():
                     for cancel in cancels:
                         cancel.set()
-        self.ordered.shutdown(wait=True, cancel_futures=stop)
+        self.ordered.put(None)
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=stop)
+            for _ in range(self.workers):
+                self.pool.put(None)
+        for thread in self.threads:
+            thread.join()
 
 
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None, *,
