@@ -7,7 +7,14 @@ command line; ``params`` carries ``combat`` and the options.
 Every bound is stated here and in the README's limits table: a line of at most
 :data:`MAX_LINE_BYTES`, a batch of at most :data:`MAX_BATCH` requests, a response line
 that ``enumerate`` and ``sample`` keep within :data:`MAX_RESPONSE_BYTES` (the rest comes
-in further pages: ``"next"`` passed back as ``params.after``).
+in further pages: ``"next"`` passed back as ``params.after``), at most
+:data:`MAX_IN_FLIGHT` requests (or :data:`MAX_IN_FLIGHT_BYTES` of lines) read and not yet
+answered.
+
+Lines are read ahead of the answers, so that ``$/cancelRequest`` reaches a request in
+flight; they are answered one after another, in order, unless the client opts in to answers
+out of order (``initialize``, or ``--out-of-order``): then a pool of worker threads answers
+each as soon as it is done (CP-SAT searches outside the interpreter lock).
 """
 
 from __future__ import annotations
