@@ -309,3 +309,15 @@ def test_a_solve_cancelled_before_it_starts_answers_the_greedy_split_and_a_bound
     assert api.validate(combat, result["assignment"])["legal"]
     terms = list(result["objective"])
     assert [result["bound"][t] for t in terms] >= [result["objective"][t] for t in terms]
+
+
+def test_a_request_inside_a_batch_can_be_cancelled(server_factory: Any) -> None:
+    server = server_factory()
+    batch = [{"jsonrpc": "2.0", "method": "solve", "params": SLOW, "id": "m1"},
+             {"jsonrpc": "2.0", "method": "count", "params": {"combat": TINY}, "id": "m2"}]
+    server.send(json.dumps(batch).encode() + b"\n", _cancel("m1"))
+    first, second = server.next()
+    assert first["id"] == "m1"
+    _legal_with_bound(first)
+    assert second == engine.handle(batch[1])
+    assert server.close() == []
