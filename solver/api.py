@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 from trample.models.combat import Combat, brief_repr, check_int
 from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import parse_assignment, to_entries
+from trample.solver.cancel import Cancel
 from trample.solver.counting import Census
 from trample.solver.objectives import parse_objective
 from trample.solver.optimize import check_legal
@@ -272,14 +274,18 @@ def timed_request() -> Iterator[None]:
 def solve(document: Mapping[str, Any], *, side: str | None = None,
           objective: list[str] | str | None = None,
           time_limit: float | None = None, started: float | None = None,
-          settings: SearchSettings = SHIPPED) -> Result:
+          settings: SearchSettings = SHIPPED, cancel: Cancel | None = None) -> Result:
     """The best legal assignment for the objective (SPEC §4), and whether it is proved.
 
     The time limit covers the whole request: from ``started`` (a :func:`time.monotonic`
     instant the caller took when it began reading the request), else from the start of
     :func:`timed_request`, else from this call; parsing and model building count.
-    ``settings``: how to search (the benchmarks compare variants).
+    ``settings``: how to search (the benchmarks compare variants). ``cancel``, set from
+    another thread, stops the search as the time limit would (``serve``'s
+    ``$/cancelRequest``).
     """
+    if cancel is not None:
+        settings = replace(settings, cancel=cancel)
     entered = time.monotonic()
     if started is None:
         started = _request_started.get()

@@ -193,8 +193,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=int, default=1, metavar="N", help="how many (default 1)")
     p.add_argument("--seed", type=int, metavar="K", help="random seed (default 0)")
 
-    command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
-                     "per line.")
+    p = command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
+                         "per line.")
+    p.add_argument("--out-of-order", action="store_true",
+                   help="answer each request as soon as it is ready (matched by id), not "
+                        "in the order of the lines")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="threads answering out of order (default: the CPUs)")
 
     p = command("batch", "Answer a file of JSON-RPC requests (or bare combat documents, "
                          "meaning solve) in parallel: line i of OUT answers line i of IN, "
@@ -247,7 +252,9 @@ def run(argv: Sequence[str]) -> int:
     if args.command == "serve":
         from trample.solver.serve import serve
 
-        return serve()
+        if args.workers is not None and args.workers < 1:
+            raise _Usage("--workers: at least 1")
+        return serve(out_of_order=args.out_of_order, workers=args.workers)
     if args.command == "batch":
         from trample.solver.scale import batch
 

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise
 from math import floor, inf, prod
 from typing import Literal
@@ -107,12 +108,29 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         if best is not None and (not quick or settings.hint_small_models):
             for pair, var in x.items():
                 model.add_hint(var, best.get(pair, 0))
-        code = solver.solve(model)
+        cancel = settings.cancel
+        if cancel is None:
+            code = solver.solve(model)
+        else:
+            with cancel.watching(partial(_stop, solver)) as running:
+                if running:
+                    code = solver.solve(model)
+            if not running:
+                break  # cancelled before this phase: the last phase's answer stands
         if code == cp_model.FEASIBLE:
             best = {pair: solver.value(var) for pair, var in x.items()}
         elif code != cp_model.UNKNOWN:
             break  # OPTIMAL, or a status the caller reports as a failure
+        if settings.cancel is not None and settings.cancel.is_set():
+            break
     return code, solver
+
+
+def _stop(solver: cp_model.CpSolver) -> None:
+    """Stop ``solver``'s search from another thread. Its time limit is zeroed as well, for
+    a search about to start (``stop_search`` reaches only one already started)."""
+    solver.parameters.max_time_in_seconds = 0.0
+    solver.stop_search()
 
 
 def _failure(code: cp_model.CpSolverStatus, model: cp_model.CpModel) -> SearchFailed:
@@ -300,7 +318,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             proved.append(expression)
             continue  # constant over this group: nothing to choose
         remaining = None if deadline is None else deadline - time.monotonic()
-        if remaining is not None and remaining <= 0 and best is not None:
+        stopped = settings.cancel is not None and settings.cancel.is_set()
+        if (stopped or (remaining is not None and remaining <= 0)) and best is not None:
             status = "feasible"
             break
         model.maximize(expression)

@@ -177,7 +177,8 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             settings: SearchSettings = SHIPPED) -> GroupAnswer:
     sources = [s for part in group for s in part.sources]
     start = greedy(space, sources)
-    if deadline is not None and not _time_to_search(sources, deadline):
+    if (settings.cancel is not None and settings.cancel.is_set()) or \
+            (deadline is not None and not _time_to_search(sources, deadline)):
         # Building the model alone would overrun the time limit: the greedy split, legal,
         # with the bound that needs no search.
         return _unsearched_gap(space, sources, terms, exclude, start), start

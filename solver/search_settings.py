@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trample.solver.cancel import Cancel
+
 QUICK_DETERMINISTIC_TIME = 2.0
 """Effort (CP-SAT's deterministic time, roughly seconds) of the first, single-worker try."""
 PORTFOLIO_WORKERS = 8
@@ -59,6 +61,9 @@ class SearchSettings:
     """Variables up to which CP-SAT's presolve looks for symmetries itself."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
+    cancel: Cancel | None = None
+    """Set from another thread to stop the search (``serve``'s ``$/cancelRequest``): it
+    answers the best split found so far, at worst the greedy one."""
 
 
 SHIPPED = SearchSettings()

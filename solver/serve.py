@@ -7,15 +7,26 @@ command line; ``params`` carries ``combat`` and the options.
 Every bound is stated here and in the README's limits table: a line of at most
 :data:`MAX_LINE_BYTES`, a batch of at most :data:`MAX_BATCH` requests, a response line
 that ``enumerate`` and ``sample`` keep within :data:`MAX_RESPONSE_BYTES` (the rest comes
-in further pages: ``"next"`` passed back as ``params.after``).
+in further pages: ``"next"`` passed back as ``params.after``), at most
+:data:`MAX_IN_FLIGHT` requests (or :data:`MAX_IN_FLIGHT_BYTES` of lines) read and not yet
+answered.
+
+Lines are read ahead of the answers, so that ``$/cancelRequest`` reaches a request in
+flight; they are answered one after another, in order, unless the client opts in to answers
+out of order (``initialize``, or ``--out-of-order``): then a pool of worker threads answers
+each as soon as it is done (CP-SAT searches outside the interpreter lock).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import queue
 import secrets
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import suppress
 from contextvars import ContextVar
 from itertools import islice
 from typing import IO, Any
@@ -23,6 +34,7 @@ from typing import IO, Any
 from trample.models.combat import brief_repr, check_int, field_name
 from trample.models.errors import InputError, InternalError, TrampleError
 from trample.solver import api
+from trample.solver.cancel import Cancel
 from trample.solver.counting import CountOutOfReach
 
 PARSE_ERROR = -32700
@@ -30,6 +42,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+REQUEST_CANCELLED = -32800
+"""The Language Server Protocol's code for a request answered after ``$/cancelRequest``."""
 
 MAX_ANSWER_DIGITS = 100_000
 """An integer in an answer (an exact ``count``) is written out with at most this many
@@ -52,10 +66,28 @@ MAX_RESPONSE_BYTES = 16 * 2**20
 batch's line, all its answers together) would pass this many bytes, and answer
 ``"complete": false`` with ``"next"``; a page holds at least one assignment."""
 
+MAX_IN_FLIGHT = 256
+"""The most requests read and not yet answered (a batch counts as one); reading pauses
+while this many are in flight."""
+MAX_IN_FLIGHT_BYTES = 64 * 2**20
+"""Reading also pauses while the lines in flight hold this many bytes (one line more, of
+at most :data:`MAX_LINE_BYTES`, may be read past it)."""
+
 REQUEST_MEMBERS = ("jsonrpc", "method", "params", "id")
 
 _budget: ContextVar[int] = ContextVar("trample_serve_budget", default=MAX_RESPONSE_BYTES)
 """Bytes left for the response line being built (a batch shares one line)."""
+_line_cancels: ContextVar[Mapping[Any, Cancel] | None] = ContextVar("trample_serve_cancels",
+                                                                   default=None)
+"""The cancellations of the requests of the line being answered, by id."""
+_cancel: ContextVar[Cancel | None] = ContextVar("trample_serve_cancel", default=None)
+"""The cancellation of the request being answered."""
+_out_of_order: ContextVar[bool] = ContextVar("trample_serve_out_of_order", default=False)
+"""Whether the session answers out of order (after the line being answered was read)."""
+
+
+class Cancelled(Exception):
+    """The request being answered was cancelled (answered -32800)."""
 
 
 class Encoded:
@@ -85,7 +117,7 @@ def _params(params: Mapping[str, Any], allowed: set[str]) -> None:
 def _solve(p: Mapping[str, Any]) -> Any:
     _params(p, {"combat", "side", "objective", "time_limit"})
     return api.solve(p["combat"], side=p.get("side"), objective=p.get("objective"),
-                     time_limit=p.get("time_limit"))
+                     time_limit=p.get("time_limit"), cancel=_cancel.get())
 
 
 def _validate(p: Mapping[str, Any]) -> Any:
@@ -106,7 +138,10 @@ def _page(stream: Iterator[dict[str, Any]], cap: int, after: int) -> dict[str, A
     pieces: list[str] = []
     used = 2
     complete = True
+    cancel = _cancel.get()
     for item in stream:
+        if cancel is not None and cancel.is_set():
+            raise Cancelled
         if len(pieces) == cap:
             complete = False
             break
@@ -182,9 +217,55 @@ def _next_step(p: Mapping[str, Any]) -> Any:
         raise
 
 
+def _only(p: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    for key in p:
+        if key not in allowed:
+            raise InputError(f"params.{field_name(key)}", "unknown parameter (accepted: "
+                             + ", ".join(allowed) + ")")
+
+
+def asks_out_of_order(p: Mapping[str, Any]) -> bool:
+    """Whether ``initialize`` params ask for answers out of order; InputError when they
+    are malformed."""
+    _only(p, ("capabilities",))
+    capabilities = p.get("capabilities", {})
+    if not isinstance(capabilities, dict):
+        raise InputError("params.capabilities", "must be an object, not "
+                         f"{brief_repr(capabilities)}")
+    asked = capabilities.get("out_of_order", False)
+    if not isinstance(asked, bool):
+        raise InputError("params.capabilities.out_of_order",
+                         f"must be true or false, not {brief_repr(asked)}")
+    return asked  # other capabilities are ignored, as the Language Server Protocol does
+
+
+def _initialize(p: Mapping[str, Any]) -> Any:
+    import trample
+
+    asked = asks_out_of_order(p)
+    return {"capabilities": {"out_of_order": asked or _out_of_order.get(), "cancel": True},
+            "version": str(getattr(trample, "__version__", "0+unknown"))}
+
+
+def cancelled_id(p: Mapping[str, Any]) -> Any:
+    """The id ``$/cancelRequest`` params name; InputError when they are malformed."""
+    _only(p, ("id",))
+    if "id" not in p:
+        raise InputError("params.id", "required parameter is missing")
+    if p["id"] is None or not _valid_id(p["id"]):
+        raise InputError("params.id", "must be a string or an integer")
+    return p["id"]
+
+
+def _cancel_request(p: Mapping[str, Any]) -> Any:
+    cancelled_id(p)  # serve's reader cancels the request as it reads this line
+    return None
+
+
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
     "sample": _sample, "apply": _apply, "plan": _plan, "next_step": _next_step,
+    "initialize": _initialize, "$/cancelRequest": _cancel_request,
 }
 
 
@@ -277,11 +358,19 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
         return None if notification else _error(
             INVALID_PARAMS, "params must be an object with named parameters (combat, ...), "
             "not an array", request_id)
+    cancel = None if notification else _cancel_of(request_id)
+    if cancel is not None and cancel.is_set() and method != "solve":
+        return _error(REQUEST_CANCELLED, "request cancelled", request_id)
     out_of_memory = False
     room = MAX_RESPONSE_BYTES if budget is None else budget
     token = _budget.set(room - _echoed_size(request_id))  # the id is echoed
+    running = _cancel.set(cancel)
     try:
         result = METHODS[method](params)
+        if cancel is not None and cancel.is_set() and method != "solve":
+            raise Cancelled
+    except Cancelled:
+        response = _error(REQUEST_CANCELLED, "request cancelled", request_id)
     except CountOutOfReach as exc:
         response = _error(INVALID_PARAMS, str(exc), request_id)
     except InputError as exc:
@@ -297,10 +386,19 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     else:
         response = {"jsonrpc": "2.0", "result": result, "id": request_id}
     finally:
+        _cancel.reset(running)
         _budget.reset(token)
     if out_of_memory:
         response = _error(INTERNAL_ERROR, OUT_OF_MEMORY, request_id)
     return None if notification else response
+
+
+def _cancel_of(request_id: Any) -> Cancel | None:
+    cancels = _line_cancels.get()
+    try:
+        return None if cancels is None else cancels.get(request_id)
+    except TypeError:  # an id that is not hashable (refused before)
+        return None
 
 
 OUT_OF_MEMORY = "out of memory answering this request; the server goes on"
@@ -399,8 +497,19 @@ def _batch(requests: list[Any]) -> str | None:
     return f"[{', '.join(answers)}]" if answers else None
 
 
-def respond(line: str | bytes) -> str | None:
-    """The response line to one input line (None when nothing is owed)."""
+class _Decoded:
+    """A request line decoded (the value may be a batch, or anything JSON holds), with
+    its text for a bug report."""
+
+    __slots__ = ("line", "request")
+
+    def __init__(self, request: Any, line: str) -> None:
+        self.request = request
+        self.line = line
+
+
+def _parse(line: str | bytes) -> _Decoded | str:
+    """The line decoded, or the answer line owed to a line that is not strict JSON."""
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8")
@@ -415,17 +524,30 @@ def respond(line: str | bytes) -> str | None:
     if request is MemoryError:
         return encode(_error(INTERNAL_ERROR, "out of memory reading this line; the server "
                              "goes on"))
+    return _Decoded(request, line)
+
+
+def _answer_decoded(request: Any) -> str | None:
     if isinstance(request, list):
         return _batch(request)
     answer = handle_encoded(request)
     return None if answer is None else encode_answer(answer)
 
 
-def _respond_safely(line: str | bytes) -> str | None:
-    """:func:`respond`, and -32603 (id null) whatever goes wrong: memory running out
-    while a batch's line is joined, or a bug (saved for a report)."""
+def respond(line: str | bytes) -> str | None:
+    """The response line to one input line (None when nothing is owed)."""
+    parsed = _parse(line)
+    return parsed if isinstance(parsed, str) else _answer_decoded(parsed.request)
+
+
+def _respond_safely(line: str | bytes | _Decoded) -> str | None:
+    """:func:`respond` (to a line, or to a line already decoded), and -32603 (id null)
+    whatever goes wrong: memory running out while a batch's line is joined, or a bug
+    (saved for a report)."""
     failure: Exception | None = None
     try:
+        if isinstance(line, _Decoded):
+            return _answer_decoded(line.request)
         return respond(line)
     except MemoryError:
         pass
@@ -433,7 +555,8 @@ def _respond_safely(line: str | bytes) -> str | None:
         failure = exc
     if failure is None:
         return encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY))
-    return encode(_error(INTERNAL_ERROR, _bug(failure, _line_text(line))))
+    what = line.line if isinstance(line, _Decoded) else _line_text(line)
+    return encode(_error(INTERNAL_ERROR, _bug(failure, what)))
 
 
 def _line_text(line: str | bytes) -> str:
@@ -504,31 +627,226 @@ def refusal(why: str) -> str:
     return encode(_error(code, why))
 
 
-def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+def workers_default() -> int:
+    """The worker threads of ``serve`` out of order: the CPUs this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else os.cpu_count() or 1
+
+
+KEEP_DECODED = 64 * 2**10
+"""A line up to this many bytes is queued decoded (the reader decodes every line, to know
+its ids); a longer one is queued as its text and decoded again when answered, so that
+the lines in flight hold their bytes, not the larger Python values."""
+
+
+def _ids_and_signals(line: str | bytes) -> tuple[_Decoded | str, list[Any], list[Any], bool]:
+    """What the reader must know of a line before it is queued: the line decoded (or the
+    answer owed to one that is not JSON), the ids of its requests, the ids its
+    ``$/cancelRequest`` requests cancel, and whether an ``initialize`` asks for answers
+    out of order."""
+    parsed = _parse(line)
+    if isinstance(parsed, str):
+        return parsed, [], [], False
+    requests = parsed.request if isinstance(parsed.request, list) else [parsed.request]
+    ids: list[Any] = []
+    cancels: list[Any] = []
+    opt_in = False
+    for request in requests[:MAX_BATCH]:
+        if not isinstance(request, dict) or _invalid(request) is not None:
+            continue
+        params = request.get("params", {})
+        if "id" in request:
+            ids.append(request["id"])
+        if not isinstance(params, dict):
+            continue
+        try:
+            if request["method"] == "$/cancelRequest":
+                cancels.append(cancelled_id(params))
+            elif request["method"] == "initialize":
+                opt_in = opt_in or asks_out_of_order(params)
+        except InputError:
+            pass  # answered -32602 in its turn (a notification: silently)
+    return parsed, ids, cancels, opt_in
+
+
+_Work = tuple[str | bytes | _Decoded | None, str | None, dict[Any, Cancel], int, bool]
+"""A line queued: the line (or None), the answer already made (or None), its requests'
+cancellations, its size in bytes, whether the session was out of order when it was read."""
+
+
+class _Session:
+    """One ``serve`` run: the reader (the calling thread) queues each line as it is read,
+    workers answer it. In order, one worker answers the lines one after another; out of
+    order, a pool of workers answers each as soon as it is done. Either way the reader
+    reads ahead (up to :data:`MAX_IN_FLIGHT` lines) so that ``$/cancelRequest`` reaches a
+    request in flight."""
+
+    def __init__(self, sink: IO[str], out_of_order: bool, workers: int,
+                 max_in_flight: int) -> None:
+        self.sink = sink
+        self.out_of_order = out_of_order
+        self.workers = max(workers, 1)
+        self.max_in_flight = max(max_in_flight, 1)
+        # Plain queues and threads, not an executor: a tiny request costs some 100 µs, and
+        # an executor's futures would add a tenth to it.
+        self.ordered: queue.SimpleQueue[_Work | None] = queue.SimpleQueue()
+        self.pool: queue.SimpleQueue[_Work | None] | None = None
+        self.threads = [self._start(self.ordered)]
+        self.gate = threading.Condition()
+        self.in_flight = 0
+        self.bytes = 0
+        self.peak = 0
+        self.waiting = False
+        self.write_lock = threading.Lock()
+        self.cancels: dict[Any, list[Cancel]] = {}
+        self.broken = False
+
+    def _start(self, work: queue.SimpleQueue[_Work | None]) -> threading.Thread:
+        thread = threading.Thread(target=self._work, args=(work,), name="trample-serve",
+                                  daemon=True)
+        thread.start()
+        return thread
+
+    def _work(self, work: queue.SimpleQueue[_Work | None]) -> None:
+        while (item := work.get()) is not None:
+            self._answer(*item)
+            del item
+
+    def _queue(self) -> queue.SimpleQueue[_Work | None]:
+        if not self.out_of_order:
+            return self.ordered
+        if self.pool is None:
+            self.pool = queue.SimpleQueue()
+            self.threads += [self._start(self.pool) for _ in range(self.workers)]
+        return self.pool
+
+    def wait_for_room(self) -> None:
+        """Pause reading while the cap is reached, until half of it is free again (not
+        one line per answer: waking the reader for each would cost more than a tiny
+        request)."""
+        if self.in_flight < self.max_in_flight and self.bytes < MAX_IN_FLIGHT_BYTES:
+            return  # read without the lock: only the reader raises them
+        with self.gate:
+            self.waiting = True
+            while self.in_flight > self.max_in_flight // 2 or \
+                    self.bytes > MAX_IN_FLIGHT_BYTES // 2:
+                self.gate.wait()
+            self.waiting = False
+
+    def submit(self, line: str | bytes | None, answer: str | None = None) -> None:
+        """Queue a line (or an answer already made, for a line refused unread)."""
+        mine: dict[Any, Cancel] = {}
+        size = 0 if line is None else len(line)
+        work: str | bytes | _Decoded | None = line
+        if line is not None:
+            parsed, ids, cancels, opt_in = _ids_and_signals(line)
+            if isinstance(parsed, str):
+                work, answer = None, parsed
+            elif size <= KEEP_DECODED:
+                work = parsed
+            del parsed
+            with self.gate:
+                for request_id in cancels:
+                    for cancel in self.cancels.get(request_id, ()):
+                        cancel.set()
+                for request_id in ids:
+                    try:
+                        mine.setdefault(request_id, Cancel())
+                    except TypeError:
+                        continue
+                for request_id, cancel in mine.items():
+                    self.cancels.setdefault(request_id, []).append(cancel)
+            if opt_in:
+                self.out_of_order = True  # for the lines after this one; never turned off
+        del line
+        with self.gate:
+            self.in_flight += 1
+            self.bytes += size
+            self.peak = max(self.peak, self.in_flight)
+        self._queue().put((work, answer, mine, size, self.out_of_order))
+
+    def _answer(self, line: str | bytes | _Decoded | None, answer: str | None,
+                mine: dict[Any, Cancel], size: int, out_of_order: bool) -> None:
+        try:
+            if line is not None and not self.broken:
+                cancels = _line_cancels.set(mine)
+                mode = _out_of_order.set(out_of_order)
+                try:
+                    with api.timed_request():  # a solve's time limit counts from here
+                        answer = _respond_safely(line)
+                finally:
+                    _out_of_order.reset(mode)
+                    _line_cancels.reset(cancels)
+                del line
+            if answer is not None and not self.broken:
+                with self.write_lock:
+                    try:
+                        _write(self.sink, answer)
+                    except (BrokenPipeError, ValueError):  # a closed pipe or sink
+                        self.broken = True
+        finally:
+            with self.gate:
+                for request_id, cancel in mine.items():
+                    left = self.cancels[request_id]
+                    left.remove(cancel)
+                    if not left:
+                        del self.cancels[request_id]
+                self.in_flight -= 1
+                self.bytes -= size
+                if self.waiting and self.in_flight <= self.max_in_flight // 2 and \
+                        self.bytes <= MAX_IN_FLIGHT_BYTES // 2:
+                    self.gate.notify_all()
+
+    def finish(self, stop: bool = False) -> None:
+        """Wait for every answer (or, with ``stop``, cancel what is in flight first)."""
+        if stop:
+            self.broken = True  # what is still queued is dropped unanswered
+            with self.gate:
+                for cancels in self.cancels.values():
+                    for cancel in cancels:
+                        cancel.set()
+        self.ordered.put(None)
+        if self.pool is not None:
+            for _ in range(self.workers):
+                self.pool.put(None)
+        for thread in self.threads:
+            thread.join()
+
+
+def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None, *,
+          out_of_order: bool = False, workers: int | None = None,
+          max_in_flight: int = MAX_IN_FLIGHT, stats: dict[str, int] | None = None) -> int:
     """Answer requests line by line until end of input; the exit status.
 
     Standard input is read as bytes and each line decoded as strict UTF-8, so that a line
     that is not UTF-8 is answered as unparsable whatever the locale's error handler.
+    Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
+    request asking for it): then each comes as soon as it is ready, from ``workers``
+    threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.
     """
     source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
+    session = _Session(sink, out_of_order, workers_default() if workers is None else workers,
+                       max_in_flight)
+    stop = False
     try:
-        while True:
+        while not session.broken:
+            session.wait_for_room()
             line, why = read_line(source)
             if why is not None:
-                _write(sink, refusal(why))
+                session.submit(None, refusal(why))
                 continue
             if not line:
                 break
             if not line.strip():
                 continue
-            with api.timed_request():  # a solve's time limit counts from the line read
-                answer = _respond_safely(line)
+            session.submit(line)
             del line
-            if answer is not None:
-                _write(sink, answer)
-    except BrokenPipeError:
-        return 0
     except KeyboardInterrupt:
-        return 0
+        stop = True
+    finally:
+        with suppress(KeyboardInterrupt):
+            session.finish(stop)
+        if stats is not None:
+            stats["peak_in_flight"] = session.peak
     return 0

@@ -207,7 +207,7 @@ def test_serve_params_and_limits_are_the_servers() -> None:
     assert schemas()["serve-request"]["oneOf"][1]["maxItems"] == serve.MAX_BATCH
     codes = definition("serve-response", "$defs", "error", "properties", "code")["enum"]
     assert codes == [serve.PARSE_ERROR, serve.INVALID_REQUEST, serve.METHOD_NOT_FOUND,
-                     serve.INVALID_PARAMS, serve.INTERNAL_ERROR]
+                     serve.INVALID_PARAMS, serve.INTERNAL_ERROR, serve.REQUEST_CANCELLED]
 
 
 # -- documents and examples ----------------------------------------------------------------
@@ -554,3 +554,14 @@ def test_plan_and_next_step_answers_validate() -> None:
     enum = definition("serve-request", "$defs", "plan", "properties",
                       "objective")["anyOf"][0]["items"]["enum"]
     assert enum == list(definition("plan-result", "$defs", "term")["enum"])
+
+
+def test_serve_session_methods_validate() -> None:
+    hello = {"jsonrpc": "2.0", "method": "initialize",
+             "params": {"capabilities": {"out_of_order": True}}, "id": 0}
+    check("serve-request", hello)
+    check("serve-response", serve.handle(hello))
+    cancel = {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "a"}, "id": 1}
+    check("serve-request", cancel)
+    check("serve-response", serve.handle(cancel))
+    check("serve-response", serve._error(serve.REQUEST_CANCELLED, "request cancelled", 3))

@@ -1,0 +1,323 @@
+"""``trample serve`` without head-of-line blocking: answers out of order when the client
+opts in (``initialize`` or ``--out-of-order``), ``$/cancelRequest``, the cap on requests in
+flight. Mechanisms only: a slow request is held by a time limit far beyond the test and
+released by cancelling it, never by a clock."""
+
+from __future__ import annotations
+
+import io
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+from test_serve_load import TINY, _requests
+
+from trample.solver import api
+from trample.solver import serve as engine
+from trample.solver.cancel import Cancel
+
+from conftest import SPEC_EXAMPLE
+
+WAIT = 60.0
+"""The longest wait for an answer that should come at once: fail rather than hang."""
+HELD = 3_600
+"""A time limit no test waits for: the request is held until it is cancelled."""
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _line(method: str, params: Any, rid: Any = None) -> bytes:
+    request: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if rid is not None:
+        request["id"] = rid
+    return json.dumps(request).encode() + b"\n"
+
+
+def _cancel(rid: Any) -> bytes:
+    return _line("$/cancelRequest", {"id": rid})
+
+
+def held_combat() -> dict[str, Any]:
+    """24 tramplers of distinct power all blocked by the same 14 walls of distinct
+    toughness: CP-SAT needs many seconds to prove it (13 s here), thousands of times what
+    the fast requests of these tests take, so the search is still running when it is
+    cancelled."""
+    attackers = [f"t{i}" for i in range(24)]
+    creatures: list[dict[str, Any]] = [
+        {"id": t, "controller": "a", "power": 17 + 3 * i, "toughness": 5,
+         "keywords": ["trample"], "attacking": "d"} for i, t in enumerate(attackers)]
+    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 13 + 2 * j,
+                   "value": 2 + j, "blocking": attackers} for j in range(14)]
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+            "creatures": creatures}
+
+
+SLOW = {"combat": held_combat(), "time_limit": HELD}
+
+
+class Server:
+    """A real ``trample serve`` subprocess, its answers read on a thread."""
+
+    def __init__(self, *options: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "trample.solver", "serve", *options],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.answers: queue.Queue[bytes] = queue.Queue()
+        stdout = self.process.stdout
+        assert stdout is not None
+        threading.Thread(target=self._read, args=(stdout,), daemon=True).start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            self.answers.put(line)
+        self.answers.put(b"")
+
+    def send(self, *lines: bytes) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.write(b"".join(lines))
+        stdin.flush()
+
+    def next(self) -> Any:
+        try:
+            line = self.answers.get(timeout=WAIT)
+        except queue.Empty:
+            self.process.kill()
+            pytest.fail(f"no answer within {WAIT} s")
+        assert line, "the server ended"
+        return json.loads(line)
+
+    def close(self) -> list[bytes]:
+        """End the input; the lines answered after, and the exit status checked."""
+        stdin = self.process.stdin
+        assert stdin is not None
+        stdin.close()
+        rest: list[bytes] = []
+        while True:
+            line = self.answers.get(timeout=WAIT)
+            if not line:
+                break
+            rest.append(line)
+        assert self.process.wait(timeout=WAIT) == 0
+        return rest
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def server_factory() -> Any:
+    started: list[Server] = []
+
+    def start(*options: str) -> Server:
+        started.append(Server(*options))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.kill()
+
+
+def _legal_with_bound(answer: Any) -> None:
+    result = answer["result"]
+    assert result["status"] == "feasible"
+    assert set(result["bound"]) == set(result["objective"])
+    check = api.validate(held_combat(), result["assignment"])
+    assert check["legal"], check
+
+
+def test_initialize_opts_in_and_a_fast_answer_overtakes_a_held_solve(
+        server_factory: Any) -> None:
+    server = server_factory("--workers", "2")
+    server.send(_line("initialize", {"capabilities": {"out_of_order": True}}, 0))
+    hello = server.next()
+    assert hello["id"] == 0
+    assert hello["result"]["capabilities"] == {"out_of_order": True, "cancel": True}
+    assert isinstance(hello["result"]["version"], str)
+    server.send(_line("solve", SLOW, "slow"), _line("count", {"combat": TINY}, "fast"))
+    fast = server.next()
+    assert fast["id"] == "fast" and "result" in fast  # while "slow" is still searching
+    server.send(_cancel("slow"))
+    slow = server.next()
+    assert slow["id"] == "slow"
+    _legal_with_bound(slow)
+    assert server.close() == []
+
+
+def test_the_command_line_flag_opts_in(server_factory: Any) -> None:
+    server = server_factory("--out-of-order", "--workers", "2")
+    server.send(_line("solve", SLOW, 1), _line("validate", {"combat": TINY}, 2))
+    assert server.next()["id"] == 2
+    server.send(_cancel(1))
+    _legal_with_bound(server.next())
+    assert server.close() == []
+
+
+def test_in_order_a_cancelled_queued_request_answers_in_its_place(
+        server_factory: Any) -> None:
+    server = server_factory()
+    # 2 waits behind 1 (in order, one at a time); it is cancelled before 1 ends.
+    server.send(_line("solve", SLOW, 1), _line("count", {"combat": TINY}, 2),
+                _line("solve", {"combat": TINY}, 3), _cancel(2), _cancel(1))
+    first = server.next()
+    assert first["id"] == 1
+    _legal_with_bound(first)
+    assert server.next() == {"jsonrpc": "2.0", "id": 2, "error": {
+        "code": engine.REQUEST_CANCELLED, "message": "request cancelled"}}
+    third = server.next()
+    assert third["id"] == 3 and third["result"]["status"] == "optimal"
+    assert server.close() == []
+
+
+def test_a_queued_solve_cancelled_answers_the_greedy_split(server_factory: Any) -> None:
+    server = server_factory("--out-of-order", "--workers", "1")
+    # One worker: "b" waits behind "a"; both are cancelled, "b" before it starts.
+    server.send(_line("solve", SLOW, "a"), _line("solve", SLOW, "b"), _cancel("b"),
+                _cancel("a"))
+    answers = {answer["id"]: answer for answer in (server.next(), server.next())}
+    assert set(answers) == {"a", "b"}
+    for answer in answers.values():
+        _legal_with_bound(answer)
+    assert server.close() == []
+
+
+def test_cancelling_an_unknown_or_finished_id_does_nothing(server_factory: Any) -> None:
+    server = server_factory("--out-of-order")
+    server.send(_line("count", {"combat": TINY}, 7))
+    assert server.next()["id"] == 7
+    server.send(_cancel(7), _cancel("never"), _line("$/cancelRequest", {"id": [1]}),
+                _line("count", {"combat": TINY}, 8))
+    assert server.next() == engine.handle(
+        {"jsonrpc": "2.0", "method": "count", "params": {"combat": TINY}, "id": 8})
+    assert server.close() == []
+
+
+def test_initialize_answers_the_capabilities_and_refuses_bad_params() -> None:
+    def ask(params: Any) -> Any:
+        return engine.handle({"jsonrpc": "2.0", "method": "initialize", "params": params,
+                              "id": 1})
+
+    assert ask({})["result"]["capabilities"] == {"out_of_order": False, "cancel": True}
+    assert ask({"capabilities": {"out_of_order": True, "other": 1}})["result"][
+        "capabilities"]["out_of_order"] is True
+    for bad, path in [({"capabilities": 3}, "params.capabilities"),
+                      ({"capabilities": {"out_of_order": "yes"}},
+                       "params.capabilities.out_of_order"),
+                      ({"speed": 1}, "params.speed")]:
+        error = ask(bad)["error"]
+        assert error["code"] == engine.INVALID_PARAMS
+        assert error["message"].startswith(path + ":"), error
+    assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {},
+                          "id": 2})["error"]["code"] == engine.INVALID_PARAMS
+    assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
+                          "params": {"id": 5}, "id": 2})["result"] is None
+    assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
+                          "params": {"id": 5}}) is None
+
+
+def test_a_bad_initialize_keeps_answers_in_order() -> None:
+    lines = [_line("initialize", {"capabilities": {"out_of_order": 1}}, 0)]
+    lines += [_line("count", {"combat": TINY}, i) for i in range(1, 40)]
+    out = io.StringIO()
+    assert engine.serve(io.BytesIO(b"".join(lines)), out, workers=4) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert answers[0]["error"]["code"] == engine.INVALID_PARAMS
+    assert [a["id"] for a in answers] == list(range(40))
+
+
+def _mixed(count: int) -> tuple[bytes, list[str]]:
+    lines, owed = _requests(count)
+    return b"".join(lines), [answer for answer in owed if answer is not None]
+
+
+def test_out_of_order_every_request_is_answered_exactly_once() -> None:
+    data, owed = _mixed(400)
+    out = io.StringIO()
+    stats: dict[str, int] = {}
+    assert engine.serve(io.BytesIO(data), out, out_of_order=True, workers=3,
+                        stats=stats) == 0
+    assert sorted(out.getvalue().splitlines()) == sorted(owed)
+    assert 1 <= stats["peak_in_flight"] <= engine.MAX_IN_FLIGHT
+
+
+def test_in_order_answers_are_those_of_respond_line_by_line() -> None:
+    data, owed = _mixed(200)
+    out = io.StringIO()
+    assert engine.serve(io.BytesIO(data), out, workers=3) == 0
+    assert out.getvalue().splitlines() == owed
+
+
+@pytest.mark.parametrize("out_of_order", [False, True])
+def test_the_cap_on_requests_in_flight_holds(out_of_order: bool) -> None:
+    data, owed = _mixed(150)
+    out = io.StringIO()
+    stats: dict[str, int] = {}
+    assert engine.serve(io.BytesIO(data), out, out_of_order=out_of_order, workers=3,
+                        max_in_flight=3, stats=stats) == 0
+    assert 1 <= stats["peak_in_flight"] <= 3
+    assert sorted(out.getvalue().splitlines()) == sorted(owed)
+
+
+def test_a_batch_is_still_one_line_out_of_order() -> None:
+    batch = json.dumps([{"jsonrpc": "2.0", "method": "count",
+                         "params": {"combat": SPEC_EXAMPLE}, "id": i} for i in range(5)])
+    out = io.StringIO()
+    engine.serve(io.BytesIO(batch.encode() + b"\n"), out, out_of_order=True)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1
+    assert [a["id"] for a in json.loads(lines[0])] == list(range(5))
+
+
+def test_the_load_benchmark_runs_quick() -> None:
+    result = subprocess.run([sys.executable, "-m", "benchmarks.serve_latency", "--quick",
+                             "--json"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for mode in ("in_order", "out_of_order"):
+        run = report[mode]
+        assert run["answered"] == run["requests"] == report["requests"]
+        assert run["fast_p50_ms"] <= run["fast_p99_ms"]
+        assert run["throughput_per_s"] > 0
+
+
+def test_cancel_stops_the_searches_watching_and_only_those() -> None:
+    cancel = Cancel()
+    stopped: list[str] = []
+    with cancel.watching(lambda: stopped.append("running")) as running:
+        assert running
+        cancel.set()
+        cancel.set()  # once only
+    with cancel.watching(lambda: stopped.append("later")) as running:
+        assert not running  # already cancelled: not started at all
+    assert stopped == ["running"]
+    assert cancel.is_set()
+
+
+def test_a_solve_cancelled_before_it_starts_answers_the_greedy_split_and_a_bound() -> None:
+    cancel = Cancel()
+    cancel.set()
+    combat = held_combat()
+    result = api.solve(combat, time_limit=HELD, cancel=cancel)
+    assert result["status"] == "feasible"
+    assert api.validate(combat, result["assignment"])["legal"]
+    terms = list(result["objective"])
+    assert [result["bound"][t] for t in terms] >= [result["objective"][t] for t in terms]
+
+
+def test_a_request_inside_a_batch_can_be_cancelled(server_factory: Any) -> None:
+    server = server_factory()
+    batch = [{"jsonrpc": "2.0", "method": "solve", "params": SLOW, "id": "m1"},
+             {"jsonrpc": "2.0", "method": "count", "params": {"combat": TINY}, "id": "m2"}]
+    server.send(json.dumps(batch).encode() + b"\n", _cancel("m1"))
+    first, second = server.next()
+    assert first["id"] == "m1"
+    _legal_with_bound(first)
+    assert second == engine.handle(batch[1])
+    assert server.close() == []
