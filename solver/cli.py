@@ -109,6 +109,32 @@ def _emit_lines(items: Iterable[Any]) -> None:
         sys.stdout.flush()
 
 
+def _second(args: argparse.Namespace, path: str, what: str) -> Any:
+    """A second JSON file of a command (the first is FILE); both cannot be -."""
+    if path == "-" and args.file == "-":
+        raise _Usage(f"{args.command}: FILE and the {what} cannot both be -")
+    return _read_json(path, what)
+
+
+def _index(raw: str) -> int:
+    """An index of any size, written in decimal."""
+    text = raw.strip()
+    if not text.isdigit() or not text.isascii():
+        raise InputError("index", f"must be a whole number, not {raw[:40]!r}")
+    if len(text) > MAX_INDEX_DIGITS:
+        raise InputError("index", f"has more than {MAX_INDEX_DIGITS:,} digits")
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return int(text)
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+MAX_INDEX_DIGITS = 100_000
+"""The longest index ``unrank`` reads (as ``serve`` writes counts up to this many digits)."""
+
+
 def _objective(raw: str | None) -> list[str] | None:
     if raw is None:
         return None
@@ -183,6 +209,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("count", "The exact number of distinct legal assignments.")
     file_and_side(p)
+    p.add_argument("--fixed", metavar="FIXED_FILE",
+                   help="count only those that agree with these entries (a JSON list of "
+                        "{source, target, amount}; 0 fixes a pair to 0)")
+
+    p = command("pairs", "The legal (source, recipient) pairs, in the order rank, unrank, "
+                         "options and validate_many use.")
+    file_and_side(p)
+
+    p = command("rank", "The position of a legal assignment in enumerate's order.")
+    file_and_side(p)
+    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
+                   help="the assignment (default: the document's top-level 'assignment')")
+
+    p = command("unrank", "The legal assignment at a position of enumerate's order.")
+    file_and_side(p)
+    p.add_argument("index", metavar="INDEX", help="0 <= INDEX < count")
+
+    p = command("options", "Every amount the next pair may take with a legal completion, "
+                           "and how many completions each has.")
+    file_and_side(p)
+    p.add_argument("--fixed", metavar="FIXED_FILE",
+                   help="entries already chosen (a JSON list of {source, target, amount})")
+    p.add_argument("--pair", metavar="SOURCE,TARGET",
+                   help="the pair (default: the first pair of 'pairs' not fixed)")
+
+    p = command("project", "The legal assignment nearest a vector of amounts (L1), ties to "
+                           "the default objective, then to enumerate's order.")
+    file_and_side(p)
+    p.add_argument("amounts", metavar="AMOUNTS_FILE",
+                   help="a JSON list of {source, target, amount}, any numbers")
 
     p = command("enumerate", "Every legal assignment once, one JSON line each.")
     file_and_side(p)
@@ -248,7 +304,8 @@ def run(argv: Sequence[str]) -> int:
     _options.update(vars(args))
     if args.command is None:
         raise _Usage("a COMMAND is required (solve, validate, count, enumerate, "
-                     "sample, plan, serve, batch, apply, demo; see --help)")
+                     "sample, plan, pairs, rank, unrank, options, project, serve, batch, "
+                     "apply, demo; see --help)")
     if args.command == "serve":
         from trample.solver.serve import serve
 
@@ -303,7 +360,26 @@ def run(argv: Sequence[str]) -> int:
         _emit(result)
         return EXIT_OK if result["legal"] else EXIT_ILLEGAL
     elif args.command == "count":
-        _emit(api.count(document, side=args.side))
+        if args.fixed is not None:
+            _emit(api.count_fixed(document, _second(args, args.fixed, "fixed file"),
+                                  side=args.side))
+        else:
+            _emit(api.count(document, side=args.side))
+    elif args.command == "pairs":
+        _emit(api.pairs(document, side=args.side))
+    elif args.command == "rank":
+        raw = None if args.assignment is None else \
+            _second(args, args.assignment, "assignment file")
+        _emit(api.rank(document, raw, side=args.side))
+    elif args.command == "unrank":
+        _emit(api.unrank(document, _index(args.index), side=args.side))
+    elif args.command == "options":
+        fixed = None if args.fixed is None else _second(args, args.fixed, "fixed file")
+        pair = None if args.pair is None else [t.strip() for t in args.pair.split(",", 1)]
+        _emit(api.options(document, fixed, pair, side=args.side))
+    elif args.command == "project":
+        _emit(api.project(document, _second(args, args.amounts, "amounts file"),
+                          side=args.side))
     elif args.command == "enumerate":
         _emit_lines(api.enumerate_assignments(document, side=args.side, limit=args.limit))
     elif args.command == "sample":

@@ -126,8 +126,39 @@ def _validate(p: Mapping[str, Any]) -> Any:
 
 
 def _count(p: Mapping[str, Any]) -> Any:
-    _params(p, {"combat", "side"})
+    _params(p, {"combat", "side", "fixed"})
+    if p.get("fixed") is not None:
+        return api.count_fixed(p["combat"], p["fixed"], side=p.get("side"))
     return api.count(p["combat"], side=p.get("side"))
+
+
+def _pair_order(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "side"})
+    return api.pairs(p["combat"], side=p.get("side"))
+
+
+def _rank(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "side", "assignment"})
+    return api.rank(p["combat"], p.get("assignment"), side=p.get("side"))
+
+
+def _unrank(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "side", "index"})
+    if "index" not in p:
+        raise InputError("params.index", "required parameter is missing")
+    return api.unrank(p["combat"], p["index"], side=p.get("side"))
+
+
+def _options(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "side", "fixed", "pair"})
+    return api.options(p["combat"], p.get("fixed"), p.get("pair"), side=p.get("side"))
+
+
+def _project(p: Mapping[str, Any]) -> Any:
+    _params(p, {"combat", "side", "amounts"})
+    if "amounts" not in p:
+        raise InputError("params.amounts", "required parameter is missing")
+    return api.project(p["combat"], p["amounts"], side=p.get("side"))
 
 
 def _page(stream: Iterator[dict[str, Any]], cap: int, after: int) -> dict[str, Any]:
@@ -265,7 +296,8 @@ def _cancel_request(p: Mapping[str, Any]) -> Any:
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
     "sample": _sample, "apply": _apply, "plan": _plan, "next_step": _next_step,
-    "initialize": _initialize, "$/cancelRequest": _cancel_request,
+    "pair_order": _pair_order, "rank": _rank, "unrank": _unrank, "options": _options,
+    "project": _project, "initialize": _initialize, "$/cancelRequest": _cancel_request,
 }
 
 
@@ -278,9 +310,11 @@ def _qualify(error: InputError) -> str:
     path = error.path
     if path and not path.startswith("params."):
         if path in ("limit", "n", "seed", "side", "objective", "time_limit", "assignment",
-                    "state", "action", "blockers_objective", "after") \
+                    "state", "action", "blockers_objective", "after", "index", "fixed",
+                    "pair", "amounts") \
                 or path.startswith(("objective[", "assignment[", "assignment.", "state.",
-                                    "action.", "blockers_objective[")):
+                                    "action.", "blockers_objective[", "fixed[", "pair[",
+                                    "amounts[")):
             path = f"params.{path}"
         else:
             path = f"params.combat.{path}" if path != "document" else "params.combat"
