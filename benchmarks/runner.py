@@ -349,7 +349,7 @@ def instance_job(cfg: Config, planned: tuple[str, int],
 def _fanned_out(cfg: Config, plan: list[tuple[str, int]]
                 ) -> Iterator[tuple[InstanceRecord, str | None]]:
     """The instances of ``plan`` in order, run ``cfg.fan_out`` at a time or on Ray."""
-    from trample.solver.scale import ordered_map
+    from trample.solver.batch import ordered_map
 
     # On Ray without --workers: a local Ray with every core.
     workers = None if cfg.ray and cfg.fan_out == 1 else cfg.fan_out

@@ -39,8 +39,8 @@ from math import comb, prod
 from trample.models.combat import brief_repr, check_id, field_name
 from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import Amounts
-from trample.solver.batch import pair_order
 from trample.solver.counting import Census, CountOutOfReach, Move, PartSpace, _record
+from trample.solver.masks import pair_order
 from trample.solver.objectives import DEFAULTS, evaluate
 from trample.solver.rules import LegalSpace, Source
 

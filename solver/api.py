@@ -396,7 +396,7 @@ def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
 
 def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[tuple[str, str]]:
     """The columns :func:`validate_many` expects: every legal (source, recipient) pair."""
-    from trample.solver.batch import pair_order as order
+    from trample.solver.masks import pair_order as order
 
     return order(space_of(document, side))
 
@@ -405,7 +405,7 @@ def validate_many(document: Mapping[str, Any], amounts: Any, *,
                   side: str | None = None) -> Any:
     """A NumPy legality mask over candidate splits, one row each, one column per pair of
     :func:`pair_order` (for agents that score thousands of candidates at once)."""
-    from trample.solver.batch import validate_many as judge
+    from trample.solver.masks import validate_many as judge
 
     return judge(space_of(document, side), amounts)
 
@@ -557,7 +557,7 @@ class Prepared:
 
     def pair_order(self) -> list[tuple[str, str]]:
         """As :func:`pair_order`."""
-        from trample.solver.batch import pair_order as order
+        from trample.solver.masks import pair_order as order
 
         return order(self.space)
 
@@ -567,7 +567,7 @@ class Prepared:
 
     def validate_many(self, amounts: Any) -> Any:
         """As :func:`validate_many`."""
-        from trample.solver.batch import validate_many as judge
+        from trample.solver.masks import validate_many as judge
 
         return judge(self.space, amounts)
 

@@ -313,7 +313,7 @@ def run(argv: Sequence[str]) -> int:
             raise _Usage("--workers: at least 1")
         return serve(out_of_order=args.out_of_order, workers=args.workers)
     if args.command == "batch":
-        from trample.solver.scale import batch
+        from trample.solver.batch import batch
 
         return batch(args.input, args.output, resume=args.resume, force=args.force,
                      workers=args.workers, ray=args.ray, chunk_size=args.chunk_size,

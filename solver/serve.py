@@ -847,6 +847,39 @@ class _Session:
             thread.join()
 
 
+_SESSION_METHODS = ("initialize", "$/cancelRequest")
+
+
+def _asks_session(line: str | bytes) -> bool:
+    """Whether a line may hold ``initialize`` or ``$/cancelRequest`` (a cheap look for the
+    names: a line that merely mentions one only starts a session early, which answers the
+    same)."""
+    if isinstance(line, bytes):
+        return any(name.encode() in line for name in _SESSION_METHODS)
+    return any(name in line for name in _SESSION_METHODS)
+
+
+def _answer_inline(source: IO[Any], sink: IO[str]) -> str | bytes | None:
+    """Answer lines in order on this thread until one may ask for a session; that line
+    (not yet answered), or None at the end of input."""
+    while True:
+        line, why = read_line(source)
+        if why is not None:
+            _write(sink, refusal(why))
+            continue
+        if not line:
+            return None
+        if not line.strip():
+            continue
+        if _asks_session(line):
+            return line  # type: ignore[no-any-return]
+        with api.timed_request():  # a solve's time limit counts from the line read
+            answer = _respond_safely(line)
+        del line
+        if answer is not None:
+            _write(sink, answer)
+
+
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None, *,
           out_of_order: bool = False, workers: int | None = None,
           max_in_flight: int = MAX_IN_FLIGHT, stats: dict[str, int] | None = None) -> int:
@@ -860,10 +893,26 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     """
     source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
+    pending: Any = None
+    if not out_of_order:
+        # Until a client asks for a session (initialize, or a cancel), each line is answered
+        # here, on the reading thread: a tiny request then costs no hand-over to a worker
+        # (about a third more CPU), and the answers are the same.
+        try:
+            pending = _answer_inline(source, sink)
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            return 0
+        if pending is None:
+            return 0
     session = _Session(sink, out_of_order, workers_default() if workers is None else workers,
                        max_in_flight)
     stop = False
     try:
+        if pending is not None:
+            session.submit(pending)
+            del pending
         while not session.broken:
             session.wait_for_room()
             line, why = read_line(source)

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
 
 from benchmarks.generators import tiny  # noqa: E402
 from trample.solver import serve  # noqa: E402
-from trample.solver.scale import answer_line, solve_many  # noqa: E402
+from trample.solver.batch import answer_line, solve_many  # noqa: E402
 
 from conftest import SPEC_EXAMPLE  # noqa: E402
 

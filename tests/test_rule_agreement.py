@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from trample.models.combat import Combat
-from trample.solver.batch import pair_order, validate_many
 from trample.solver.counting import Census
 from trample.solver.greedy import greedy
+from trample.solver.masks import pair_order, validate_many
 from trample.solver.rules import LegalSpace, legal_space
 from trample.solver.validate import violations
 

@@ -26,7 +26,7 @@ SOLVER = ROOT / "solver"
 # A rule number as the code cites it: "702.19c", "510.1", "510.1b-d" (a range of subrules).
 CITATION = re.compile(r"(?<![\w.])([1-9]\d{2})\.(\d+)([a-z])?(?:-([a-z]))?(?![\w.])")
 # The legal space and the modules that read it: every rule they cite must be indexed.
-RULE_MODULES = ("rules.py", "validate.py", "greedy.py", "batch.py", "counting.py")
+RULE_MODULES = ("rules.py", "validate.py", "greedy.py", "masks.py", "counting.py")
 
 
 def resolve(qualified: str) -> object:

@@ -162,7 +162,10 @@ def test_the_command_line_flag_opts_in(server_factory: Any) -> None:
 def test_in_order_a_cancelled_queued_request_answers_in_its_place(
         server_factory: Any) -> None:
     server = server_factory()
-    # 2 waits behind 1 (in order, one at a time); it is cancelled before 1 ends.
+    # A session (initialize, staying in order) reads ahead so that cancels reach what is
+    # in flight. 2 waits behind 1 (in order, one at a time); it is cancelled before 1 ends.
+    server.send(_line("initialize", {}, 0))
+    assert server.next()["result"]["capabilities"] == {"out_of_order": False, "cancel": True}
     server.send(_line("solve", SLOW, 1), _line("count", {"combat": TINY}, 2),
                 _line("solve", {"combat": TINY}, 3), _cancel(2), _cancel(1))
     first = server.next()
@@ -246,6 +249,23 @@ def test_out_of_order_every_request_is_answered_exactly_once() -> None:
     assert 1 <= stats["peak_in_flight"] <= engine.MAX_IN_FLIGHT
 
 
+def test_without_a_session_lines_are_answered_on_the_reading_thread() -> None:
+    # In order and before any initialize or cancel, no worker thread is started: each
+    # line is answered where it is read (a tiny request pays no hand-over).
+    data, owed = _mixed(40)
+    writers: set[threading.Thread] = set()
+
+    class Sink(io.StringIO):
+        def write(self, text: str) -> int:
+            writers.add(threading.current_thread())
+            return super().write(text)
+
+    out = Sink()
+    assert engine.serve(io.BytesIO(data), out) == 0
+    assert out.getvalue().splitlines() == owed
+    assert writers == {threading.current_thread()}
+
+
 def test_in_order_answers_are_those_of_respond_line_by_line() -> None:
     data, owed = _mixed(200)
     out = io.StringIO()
@@ -256,6 +276,12 @@ def test_in_order_answers_are_those_of_respond_line_by_line() -> None:
 @pytest.mark.parametrize("out_of_order", [False, True])
 def test_the_cap_on_requests_in_flight_holds(out_of_order: bool) -> None:
     data, owed = _mixed(150)
+    if not out_of_order:
+        # A session in order (opened by initialize) reads ahead as far as the cap allows.
+        hello = json.dumps({"jsonrpc": "2.0", "method": "initialize", "params": {},
+                            "id": "h"})
+        data = hello.encode() + b"\n" + data
+        owed = [engine.respond(hello) or "", *owed]
     out = io.StringIO()
     stats: dict[str, int] = {}
     assert engine.serve(io.BytesIO(data), out, out_of_order=out_of_order, workers=3,
@@ -313,6 +339,8 @@ def test_a_solve_cancelled_before_it_starts_answers_the_greedy_split_and_a_bound
 
 def test_a_request_inside_a_batch_can_be_cancelled(server_factory: Any) -> None:
     server = server_factory()
+    server.send(_line("initialize", {}, 0))
+    assert server.next()["id"] == 0
     batch = [{"jsonrpc": "2.0", "method": "solve", "params": SLOW, "id": "m1"},
              {"jsonrpc": "2.0", "method": "count", "params": {"combat": TINY}, "id": "m2"}]
     server.send(json.dumps(batch).encode() + b"\n", _cancel("m1"))

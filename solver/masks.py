@@ -1,0 +1,71 @@
+"""Judge many candidate splits of one combat at once, with NumPy.
+
+For agents that score thousands of candidates (a policy network's outputs, say): each
+row of an integer array is one assignment, one column per legal (source, recipient)
+pair in :func:`pair_order`. The answer is a boolean mask, one entry per row, equal to
+``not violations(...)`` for the same assignment (the tests check that it is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trample.solver.rules import LegalSpace
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
+    """The columns of a candidate array: every legal (source, recipient) pair, sources in
+    document order, each source's recipients in the order of its legal space."""
+    return list(space.pairs)
+
+
+def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
+    import numpy as np
+
+    pairs = pair_order(space)
+    a = np.asarray(amounts)
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2 or a.shape[1] != len(pairs):
+        raise ValueError(f"amounts must have shape (k, {len(pairs)}): one column per legal "
+                         "(source, recipient) pair in pair_order")
+    if a.dtype.kind not in "iu":
+        raise ValueError("amounts must be an integer array")
+    a = a.astype(np.int64, copy=False)
+    ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
+
+    # The legal space gives the columns of each rule: 510.1a (each source assigns exactly
+    # its power) and 702.19b-e (a gated column is positive only once the thresholds of its
+    # conditions are met, judged over the whole assignment: 510.1e, 702.2c, 702.19c).
+    cols = space.columns
+    if cols.starts:
+        totals = np.add.reduceat(a, cols.starts, axis=1)
+        ok &= np.all(totals == np.asarray(cols.powers, dtype=np.int64), axis=1)
+    if not cols.gates:
+        return ok
+    met = []
+    for into, touch, threshold in zip(cols.item_columns, cols.item_touch, cols.thresholds,
+                                      strict=True):
+        reached = _sum(a, into) >= threshold
+        if touch:
+            reached |= np.any(a[:, touch] > 0, axis=1)
+        met.append(reached)
+    for j, needs in cols.gates:
+        holds = met[needs[0]]
+        for n in needs[1:]:
+            holds = holds & met[n]
+        ok &= (a[:, j] == 0) | holds
+    return ok
+
+
+def _sum(a: npt.NDArray[np.int64], columns: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """Row sums over ``columns`` (a view, not a copy, for the common single column)."""
+    if len(columns) == 1:
+        return a[:, columns[0]]
+    total: npt.NDArray[np.int64] = a[:, list(columns)].sum(axis=1)
+    return total
