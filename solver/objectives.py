@@ -168,8 +168,9 @@ def scoring(space: LegalSpace) -> Scoring:
     killable = {c.id: c for c in space.kill_candidates if space.is_killable(c)}
     thresholds: dict[str, dict[str, int]] = {}
     constant: dict[str, frozenset[str]] = {}
+    targets_of: dict[str, tuple[ThresholdTarget, ...]] = {}
     for term in ("lethal", "planeswalker_kills", "battle_kills"):
-        targets = threshold_targets(combat, term)
+        targets = targets_of[term] = threshold_targets(combat, term)
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
         constant[term] = frozenset(t.id for t in targets if t.need <= 0)
     nothing = Outcome()
@@ -183,7 +184,7 @@ def scoring(space: LegalSpace) -> Scoring:
         base = PLAIN_TERMS[term]
         assert base is not None
         # The reachable targets not already gone; the need is what plain damage needs.
-        thresholds[term] = {t.id: t.need for t in threshold_targets(combat, base)
+        thresholds[term] = {t.id: t.need for t in targets_of[base]
                             if t.id in kind and t.id not in gone[term]}
     candidates = {c.id: c for c in space.kill_candidates}
     plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources))
