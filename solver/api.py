@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from trample.models.combat import Combat, brief_repr, check_int
 from trample.models.errors import InputError, InternalError
@@ -37,8 +37,20 @@ from trample.solver.assignment import parse_assignment, to_entries
 from trample.solver.cancel import Cancel
 from trample.solver.counting import Census
 from trample.solver.objectives import parse_objective
-from trample.solver.optimize import check_legal
+from trample.solver.optimize import Solution, check_legal
 from trample.solver.optimize import solve as optimize
+from trample.solver.results import (
+    AssignmentResult,
+    CountResult,
+    Entry,
+    IndexResult,
+    OptionsResult,
+    PairsResult,
+    ProjectResult,
+    SolveResult,
+    ValidateResult,
+    ViolationJson,
+)
 from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
 from trample.solver.search_settings import SHIPPED, SearchSettings
 from trample.solver.validate import each_violation
@@ -274,7 +286,7 @@ def timed_request() -> Iterator[None]:
 def solve(document: Mapping[str, Any], *, side: str | None = None,
           objective: list[str] | str | None = None,
           time_limit: float | None = None, started: float | None = None,
-          settings: SearchSettings = SHIPPED, cancel: Cancel | None = None) -> Result:
+          settings: SearchSettings = SHIPPED, cancel: Cancel | None = None) -> SolveResult:
     """The best legal assignment for the objective (SPEC §4), and whether it is proved.
 
     The time limit covers the whole request: from ``started`` (a :func:`time.monotonic`
@@ -296,16 +308,26 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     with _reporting("solve", document, side=side, objective=objective,
                     time_limit=time_limit):
         found = optimize(space, terms, seconds, settings, deadline=begin + seconds)
-    result: Result = {"status": found.status, "side": space.side, "step": space.step,
-                      "objective": found.objective}
+    return _solve_result(space, found)
+
+
+def _solve_result(space: LegalSpace, found: Solution) -> SolveResult:
+    """``solve``'s answer, keys in the printed order (``bound`` before the assignment)."""
+    result: dict[str, Any] = {"status": found.status, "side": space.side,
+                              "step": space.step, "objective": found.objective}
     if found.bound is not None:
         result["bound"] = found.bound
     result["assignment"] = to_entries(space, found.amounts)
-    return result
+    return cast(SolveResult, result)
+
+
+def _entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
+    """:func:`to_entries`, typed as the entries it writes."""
+    return cast("list[Entry]", to_entries(space, amounts))
 
 
 def validate(document: Mapping[str, Any], assignment: object = None, *,
-             side: str | None = None) -> Result:
+             side: str | None = None) -> ValidateResult:
     """Whether an assignment is legal, and every rule it breaks: at most
     :data:`MAX_VIOLATIONS` violations, then ``"omitted"``, how many more there are."""
     space = space_of(document, side)
@@ -316,23 +338,23 @@ def validate(document: Mapping[str, Any], assignment: object = None, *,
     return judged(space, parse_assignment(space.combat, raw))
 
 
-def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Result:
+def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> ValidateResult:
     """``validate``'s answer for ``amounts``: at most :data:`MAX_VIOLATIONS` violations,
     then ``"omitted"``, how many more there are."""
-    listed: list[Result] = []
+    listed: list[ViolationJson] = []
     omitted = 0
     for v in each_violation(space, amounts):
         if len(listed) < MAX_VIOLATIONS:
-            listed.append(v.to_json())
+            listed.append(cast(ViolationJson, v.to_json()))
         else:
             omitted += 1
-    result: Result = {"legal": not listed, "violations": listed}
+    result: ValidateResult = {"legal": not listed, "violations": listed}
     if omitted:
         result["omitted"] = omitted
     return result
 
 
-def count(document: Mapping[str, Any], *, side: str | None = None) -> Result:
+def count(document: Mapping[str, Any], *, side: str | None = None) -> CountResult:
     """The exact number of distinct legal assignments."""
     return {"count": Census(space_of(document, side)).count()}
 
@@ -508,7 +530,7 @@ class Prepared:
         return census
 
     def solve(self, *, objective: list[str] | str | None = None,
-              time_limit: float | None = None) -> Result:
+              time_limit: float | None = None) -> SolveResult:
         """As :func:`solve`."""
         space, document = self.space, self.document
         terms = parse_objective(_field(document, "objective", objective), space.side)
@@ -516,14 +538,9 @@ class Prepared:
         with _reporting("solve", document, side=self._side, objective=objective,
                         time_limit=time_limit):
             found = optimize(space, terms, seconds)
-        result: Result = {"status": found.status, "side": space.side, "step": space.step,
-                          "objective": found.objective}
-        if found.bound is not None:
-            result["bound"] = found.bound
-        result["assignment"] = to_entries(space, found.amounts)
-        return result
+        return _solve_result(space, found)
 
-    def validate(self, assignment: object = None) -> Result:
+    def validate(self, assignment: object = None) -> ValidateResult:
         """As :func:`validate`."""
         raw = _field(self.document, "assignment", assignment)
         if raw is None:
@@ -531,7 +548,7 @@ class Prepared:
                              "the document's top level)")
         return judged(self.space, parse_assignment(self.space.combat, raw))
 
-    def count(self, fixed: object = None) -> Result:
+    def count(self, fixed: object = None) -> CountResult:
         """As :func:`count`; with ``fixed`` as :func:`count_fixed`."""
         if fixed is None:
             return {"count": self.census.count()}
@@ -561,7 +578,7 @@ class Prepared:
 
         return order(self.space)
 
-    def pairs(self) -> Result:
+    def pairs(self) -> PairsResult:
         """As :func:`pairs`."""
         return {"pairs": [[s, t] for s, t in self.pair_order()]}
 
@@ -571,7 +588,7 @@ class Prepared:
 
         return judge(self.space, amounts)
 
-    def rank(self, assignment: object = None) -> Result:
+    def rank(self, assignment: object = None) -> IndexResult:
         """As :func:`rank`."""
         raw = _field(self.document, "assignment", assignment)
         if raw is None:
@@ -590,7 +607,7 @@ class Prepared:
                                     f"{exc}") from exc
         return {"index": index}
 
-    def unrank(self, index: object) -> Result:
+    def unrank(self, index: object) -> AssignmentResult:
         """As :func:`unrank`."""
         from trample.solver.actions import parse_index
 
@@ -599,9 +616,9 @@ class Prepared:
         amounts = actions.unrank(i)
         with _reporting("unrank", self.document, side=self._side, index=i):
             check_legal(self.space, amounts, "unrank")
-        return {"assignment": to_entries(self.space, amounts)}
+        return {"assignment": _entries(self.space, amounts)}
 
-    def options(self, fixed: object = None, pair: object = None) -> Result:
+    def options(self, fixed: object = None, pair: object = None) -> OptionsResult:
         """As :func:`options`."""
         from trample.solver.actions import parse_fixed, parse_pair
 
@@ -617,7 +634,7 @@ class Prepared:
         amounts = actions.options(chosen, where)
         return {"pair": list(where), "amounts": [[a, n] for a, n in amounts]}
 
-    def project(self, amounts: object) -> Result:
+    def project(self, amounts: object) -> ProjectResult:
         """As :func:`project`."""
         from trample.solver.actions import number, parse_values
 
@@ -625,40 +642,41 @@ class Prepared:
         nearest, distance = self.actions.project(values)
         with _reporting("project", self.document, side=self._side, amounts=amounts):
             check_legal(self.space, nearest, "project")
-        broken: list[dict[str, Any]] = []
+        broken: list[ViolationJson] = []
         if all(v.denominator == 1 and v >= 0 for v in values.values()):
             given = {p: int(v) for p, v in values.items() if v > 0}
             broken = judged(self.space, given)["violations"]
-        return {"assignment": to_entries(self.space, nearest), "distance": number(distance),
+        return {"assignment": _entries(self.space, nearest), "distance": number(distance),
                 "violations": broken}
 
 
-def pairs(document: Mapping[str, Any], *, side: str | None = None) -> Result:
+def pairs(document: Mapping[str, Any], *, side: str | None = None) -> PairsResult:
     """``{"pairs": [[source, target], ...]}``: :func:`pair_order` as a JSON answer."""
     return prepare(document, side=side).pairs()
 
 
 def rank(document: Mapping[str, Any], assignment: object = None, *,
-         side: str | None = None) -> Result:
+         side: str | None = None) -> IndexResult:
     """``{"index": i}``: the position of a legal assignment in enumerate's order."""
     return prepare(document, side=side).rank(assignment)
 
 
-def unrank(document: Mapping[str, Any], index: object, *, side: str | None = None) -> Result:
+def unrank(document: Mapping[str, Any], index: object, *,
+           side: str | None = None) -> AssignmentResult:
     """``{"assignment": [...]}``: the legal assignment at position ``index`` of enumerate's
     order (0 <= index < count)."""
     return prepare(document, side=side).unrank(index)
 
 
 def count_fixed(document: Mapping[str, Any], fixed: object = None, *,
-                side: str | None = None) -> Result:
+                side: str | None = None) -> CountResult:
     """``{"count": N}``: legal assignments whose amounts agree with ``fixed``, a list of
     ``{source, target, amount}`` over pairs of :func:`pair_order` (0 fixes a pair to 0)."""
     return prepare(document, side=side).count(fixed if fixed is not None else [])
 
 
 def options(document: Mapping[str, Any], fixed: object = None, pair: object = None, *,
-            side: str | None = None) -> Result:
+            side: str | None = None) -> OptionsResult:
     """``{"pair": [source, target], "amounts": [[amount, completions], ...]}``: every
     amount of ``pair`` (default: the first pair of :func:`pair_order` not in ``fixed``)
     that has a legal completion agreeing with ``fixed``, with how many, ascending.
@@ -668,7 +686,7 @@ def options(document: Mapping[str, Any], fixed: object = None, pair: object = No
 
 
 def project(document: Mapping[str, Any], amounts: object, *,
-            side: str | None = None) -> Result:
+            side: str | None = None) -> ProjectResult:
     """``{"assignment", "distance", "violations"}``: the legal assignment nearest
     ``amounts`` (``{source, target, amount}`` entries with any numbers; pairs left out
     are 0) in L1 distance over all pairs, ties broken by the side's default objective
