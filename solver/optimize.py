@@ -176,7 +176,14 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         return _unsearched_gap(space, sources, terms, exclude, start), start
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
-    result = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=settings)
+    result = None
+    if settings.backend == "milp" or (settings.backend == "auto"
+                                      and len(sources) >= settings.milp_sources):
+        from trample.solver.milp import solve_group as milp
+
+        result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)
+    if result is None:
+        result = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=settings)
     return (None if result.status == "optimal" else result.gap), result.amounts
 
 

@@ -39,6 +39,16 @@ detection in presolve: it does not heed the time limit (on 19,999 interchangeabl
 it ran 30 s of a 7 s budget), and the orders :data:`BREAK_SYMMETRY` adds do its job."""
 
 
+BACKEND = "auto"
+"""Which exact backend searches a coupled group: ``"cpsat"``, ``"milp"`` (HiGHS, falling
+back to CP-SAT for a group it cannot settle exactly) or ``"auto"`` (chosen per group by
+its size, :data:`MILP_SOURCES`)."""
+MILP_SOURCES = 12
+"""Under ``"auto"``, groups with at least this many sources go to HiGHS: on the benchmark
+families its LP relaxation proves large groups of shared blockers and token swarms far
+sooner than CP-SAT, while CP-SAT solves small groups sooner than HiGHS is set up."""
+
+
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
     """How a search runs: a value passed down from ``optimize.solve`` to each model, so
@@ -57,6 +67,10 @@ class SearchSettings:
     """Workers of the second try."""
     symmetry_detection_variables: int = SYMMETRY_DETECTION_VARIABLES
     """Variables up to which CP-SAT's presolve looks for symmetries itself."""
+    backend: str = BACKEND
+    """``"auto"``, ``"cpsat"`` or ``"milp"`` (:data:`BACKEND`)."""
+    milp_sources: int = MILP_SOURCES
+    """Under ``"auto"``, the fewest sources of a group that HiGHS searches."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
 

@@ -1,0 +1,318 @@
+"""The same model of a group as CP-SAT's, solved as a MILP by HiGHS, lexicographically.
+
+The model is the one :func:`trample.solver.cpsat.build_group` builds, translated from its
+CpModelProto (so every constraint and term added there carries over): integer variables
+with their domains, linear constraints (an enforcement literal becomes a big-M from the
+variables' bounds, which are small: power and toughness), ``bool_or`` and ``bool_and``.
+
+HiGHS answers in floating point. Each term is maximized in turn and then fixed at its
+optimum (never a weighted sum, which a float could round a lower term out of); each answer
+is rounded, checked against the CP-SAT model in exact integer arithmetic, and its term's
+value counted exactly. A stage is proved only when HiGHS's upper bound, floored, equals
+that value; any other outcome but a time limit gives up (``None``), and the caller solves
+the group with CP-SAT instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import floor, inf
+
+import numpy as np
+from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
+
+from trample.solver.assignment import Amounts
+from trample.solver.cpsat import GroupResult, build_group
+from trample.solver.objectives import evaluate
+from trample.solver.rules import LegalSpace, Source
+from trample.solver.search_settings import SHIPPED, SearchSettings
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+ABSOLUTE_GAP = 0.5
+"""HiGHS may stop once its bound is within this of the value found: every term has
+integer coefficients, so a gap below 1 proves the floored bound."""
+BOUND_SLACK = 1e-6
+"""Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
+
+KINDS = ("linear", "bool_or", "bool_and", "at_most_one", "exactly_one")
+"""The constraints of a CP-SAT model this translation knows (any other: CP-SAT solves)."""
+
+Linear = tuple[dict[int, int], int]
+"""An affine form: variable index -> coefficient, and a constant."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """``lo <= form <= hi`` when every literal of ``when`` is true (exact integers)."""
+
+    form: Linear
+    lo: int | None
+    hi: int | None
+    when: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A CP-SAT model as integer rows over its variables, with the terms' forms."""
+
+    lower: list[int]
+    upper: list[int]
+    rows: list[_Row]
+    terms: list[Linear | None]
+    """Each term's form; None for a term constant over the group."""
+    constants: list[int]
+
+
+def _literal(ref: int) -> Linear:
+    """A CP-SAT literal as an affine form of its variable (a negative reference is the
+    negation: 1 - b)."""
+    return ({ref: 1}, 0) if ref >= 0 else ({-ref - 1: -1}, 1)
+
+
+def translate(model: object, expressions: Sequence[object]) -> Translation | None:
+    """The rows of ``model`` (a :class:`cp_model.CpModel`) and the forms of ``expressions``,
+    or None when the model holds a constraint this translation does not know."""
+    from ortools.sat.python import cp_model
+
+    assert isinstance(model, cp_model.CpModel)
+    proto = model.proto
+    lower: list[int] = []
+    upper: list[int] = []
+    for var in proto.variables:
+        domain = list(var.domain)
+        if len(domain) != 2:
+            return None  # a domain with holes
+        lower.append(domain[0])
+        upper.append(domain[1])
+    rows: list[_Row] = []
+    for ct in proto.constraints:
+        when = tuple(ct.enforcement_literal)
+        kind = next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
+        if kind == "linear":
+            domain = list(ct.linear.domain)
+            if len(domain) != 2 or any(v < 0 for v in ct.linear.vars):
+                return None
+            form = dict(zip(ct.linear.vars, ct.linear.coeffs, strict=True))
+            lo = None if domain[0] <= INT64_MIN else domain[0]
+            hi = None if domain[1] >= INT64_MAX else domain[1]
+            rows.append(_Row((form, 0), lo, hi, when))
+        elif kind == "bool_and":
+            rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
+        elif kind is not None:
+            forms = [_literal(ref) for ref in getattr(ct, kind).literals]
+            total: dict[int, int] = {}
+            for coefs, _ in forms:
+                for i, c in coefs.items():
+                    total[i] = total.get(i, 0) + c
+            lo, hi = {"bool_or": (1, None), "at_most_one": (None, 1),
+                      "exactly_one": (1, 1)}[kind]
+            rows.append(_Row((total, sum(k for _, k in forms)), lo, hi, when))
+        else:
+            return None
+    terms: list[Linear | None] = []
+    constants: list[int] = []
+    for expression in expressions:
+        if isinstance(expression, int):
+            terms.append(None)
+            constants.append(expression)
+            continue
+        model.maximize(expression)  # type: ignore[arg-type]
+        objective = proto.objective
+        sign = objective.scaling_factor
+        if sign not in (1, -1) or any(v < 0 for v in objective.vars):
+            model.clear_objective()  # type: ignore[no-untyped-call]
+            return None
+        s = int(sign)
+        terms.append(({v: s * c for v, c in zip(objective.vars, objective.coeffs,
+                                                strict=True)}, 0))
+        constants.append(s * int(objective.offset))
+        model.clear_objective()  # type: ignore[no-untyped-call]
+    return Translation(lower, upper, rows, terms, constants)
+
+
+def _span(form: Linear, lower: list[int], upper: list[int]) -> tuple[int, int]:
+    """The least and greatest value of ``form`` over the variables' bounds."""
+    coefs, k = form
+    least = k + sum(c * (lower[i] if c > 0 else upper[i]) for i, c in coefs.items())
+    most = k + sum(c * (upper[i] if c > 0 else lower[i]) for i, c in coefs.items())
+    return least, most
+
+
+def _value(form: Linear, values: Sequence[int]) -> int:
+    coefs, k = form
+    return k + sum(c * values[i] for i, c in coefs.items())
+
+
+def holds(t: Translation, values: Sequence[int]) -> bool:
+    """Whether integer ``values`` satisfy every row of ``t`` (exactly)."""
+    if any(not lo <= v <= hi for lo, v, hi in zip(t.lower, values, t.upper, strict=True)):
+        return False
+    for row in t.rows:
+        if any(_value(_literal(ref), values) != 1 for ref in row.when):
+            continue
+        v = _value(row.form, values)
+        if (row.lo is not None and v < row.lo) or (row.hi is not None and v > row.hi):
+            return False
+    return True
+
+
+def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
+    """Each row as ``lo <= sum(coef * var) <= hi`` without enforcement: an enforced side
+    relaxed by M times the number of its false literals, M the least that frees it."""
+    out: list[tuple[dict[int, float], float, float]] = []
+    for row in t.rows:
+        coefs, k = row.form
+        if not row.when:
+            out.append(({i: float(c) for i, c in coefs.items()},
+                        -inf if row.lo is None else float(row.lo - k),
+                        inf if row.hi is None else float(row.hi - k)))
+            continue
+        # false_count = off_k + sum(off[i] * var_i): how many enforcement literals are false.
+        off: dict[int, int] = {}
+        off_k = 0
+        for ref in row.when:
+            lit, lk = _literal(ref)
+            off_k += 1 - lk
+            for i, c in lit.items():
+                off[i] = off.get(i, 0) - c
+        least, most = _span(row.form, t.lower, t.upper)
+        for side in ("hi", "lo"):
+            bound = row.hi if side == "hi" else row.lo
+            if bound is None:
+                continue
+            big = most - bound if side == "hi" else bound - least
+            if big <= 0:
+                continue  # the side holds whatever the variables
+            sign = -1 if side == "hi" else 1  # form - M*false <= hi; form + M*false >= lo
+            merged = dict(coefs)
+            for i, c in off.items():
+                merged[i] = merged.get(i, 0) + sign * big * c
+            rhs = float(bound - k - sign * big * off_k)
+            out.append(({i: float(c) for i, c in merged.items() if c != 0},
+                        rhs if side == "lo" else -inf, rhs if side == "hi" else inf))
+    return out
+
+
+def _highs(t: Translation, settings: SearchSettings) -> highs._Highs:
+    """A HiGHS instance holding ``t`` (no objective yet)."""
+    h = highs._Highs()
+    for name, value in (("output_flag", False), ("random_seed", 0),
+                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
+                        ("mip_feasibility_tolerance", 1e-9)):
+        h.setOptionValue(name, value)
+    n = len(t.lower)
+    lower = np.array(t.lower, dtype=np.float64)
+    upper = np.array(t.upper, dtype=np.float64)
+    empty_i = np.zeros(0, dtype=np.int32)
+    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                            np.full(n, highs.HighsVarType.kInteger))
+    for coefs, lo, hi in _big_m_rows(t):
+        _add_row(h, coefs, lo, hi)
+    h.changeObjectiveSense(highs.ObjSense.kMaximize)
+    return h
+
+
+def _add_row(h: highs._Highs, coefs: dict[int, float], lo: float, hi: float) -> None:
+    index = np.array(sorted(coefs), dtype=np.int32)
+    values = np.array([coefs[i] for i in sorted(coefs)], dtype=np.float64)
+    h.addRow(lo, hi, len(index), index, values)
+
+
+def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
+                hint: Amounts | None = None,
+                settings: SearchSettings = SHIPPED) -> GroupResult | None:
+    """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
+    :func:`trample.solver.cpsat.solve_group`), by HiGHS, one term at a time.
+
+    Returns None when HiGHS cannot settle the group exactly (a constraint it does not
+    know, an answer that fails the exact check, a bound that does not prove it): the
+    caller then asks CP-SAT. A stage stopped by ``deadline`` ends the search with its best
+    checked assignment (or ``hint``) and the bound HiGHS proved (status ``feasible``).
+    """
+    started = time.monotonic()
+    built = build_group(space, sources, terms, exclude, settings=settings)
+    t = translate(built.model, built.expressions)
+    if t is None:
+        return None
+    x_index = {pair: var.index for pair, var in built.x.items()}
+    h = _highs(t, settings)
+    n = len(t.lower)
+    highs_of = [lo + span for lo, span in zip(built.lows, built.spans, strict=True)]
+    best: list[int] | None = None
+    proved: list[int] = []
+    bound: list[int] | None = None
+    stages = 0
+    for stage, form in enumerate(t.terms):
+        if form is None:
+            proved.append(t.constants[stage])
+            continue
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            bound = [*proved, *highs_of[len(proved):]]
+            break
+        h.setOptionValue("time_limit", inf if remaining is None else max(remaining, 0.001))
+        cost = np.zeros(n)
+        for i, c in form[0].items():
+            cost[i] = float(c)
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
+        if best is not None:
+            solution = highs.HighsSolution()
+            solution.col_value = [float(v) for v in best]
+            h.setSolution(solution)
+        h.run()
+        stages += 1
+        status = h.getModelStatus()
+        info = h.getInfo()
+        found: list[int] | None = None
+        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            values = [round(v) for v in h.getSolution().col_value]
+            if holds(t, values) and all(_value(f, values) >= p for f, p in
+                                        zip(t.terms, proved, strict=False) if f is not None):
+                found = values
+        top = info.mip_dual_bound
+        ceiling = highs_of[stage] - t.constants[stage]
+        top_int = ceiling if not np.isfinite(top) else min(floor(top + BOUND_SLACK), ceiling)
+        if found is not None:
+            value = _value(form, found)
+            if status == highs.HighsModelStatus.kOptimal and top_int == value:
+                best = found
+                proved.append(value + t.constants[stage])
+                _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value), inf)
+                continue
+        if status != highs.HighsModelStatus.kTimeLimit:
+            return None  # not proved, and not for lack of time: CP-SAT settles it
+        if found is not None:
+            best = found
+        bound = [*proved, top_int + t.constants[stage], *highs_of[stage + 1:]]
+        break
+    amounts: Amounts
+    if best is not None:
+        amounts = {pair: best[i] for pair, i in x_index.items()}
+    elif bound is not None and hint is not None:
+        amounts = dict(hint)
+    elif bound is not None:
+        return GroupResult("unknown", {}, time.monotonic() - started, stages,
+                           (0,) * len(terms))
+    else:
+        # Every term is constant: any legal assignment is optimal; HiGHS finds one.
+        h.run()
+        if h.getInfo().primal_solution_status != 2:
+            return None
+        values = [round(v) for v in h.getSolution().col_value]
+        if not holds(t, values):
+            return None
+        amounts = {pair: values[i] for pair, i in x_index.items()}
+    gap = (0,) * len(terms)
+    if bound is not None:
+        got = evaluate(space, amounts, terms, exclude)
+        base = evaluate(space, {}, terms, exclude)
+        gap = tuple(max(b - (got[term] - base[term]), 0)
+                    for b, term in zip(bound, terms, strict=True))
+    return GroupResult("optimal" if bound is None else "feasible",
+                       {pair: a for pair, a in amounts.items() if a > 0},
+                       time.monotonic() - started, stages, gap)
