@@ -34,6 +34,9 @@ INT64_MAX = 2**63 - 1
 ABSOLUTE_GAP = 0.5
 """HiGHS may stop once its bound is within this of the value found: every term has
 integer coefficients, so a gap below 1 proves the floored bound."""
+MAX_WEIGHT = 2**30
+"""Largest product of the terms' ranges for which they are solved as one weighted sum:
+HiGHS's tolerances (about 1e-9 relative) then stay far below the sum's unit."""
 BOUND_SLACK = 1e-6
 """Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
 
@@ -196,7 +199,7 @@ def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
     return out
 
 
-def _highs(t: Translation, settings: SearchSettings) -> highs._Highs:
+def _highs(t: Translation) -> highs._Highs:
     """A HiGHS instance holding ``t`` (no objective yet)."""
     h = highs._Highs()
     for name, value in (("output_flag", False), ("random_seed", 0),
@@ -222,12 +225,49 @@ def _add_row(h: highs._Highs, coefs: dict[int, float], lo: float, hi: float) -> 
     h.addRow(lo, hi, len(index), index, values)
 
 
+def _weighted(t: Translation, spans: list[int]) -> tuple[Linear, int, list[int]] | None:
+    """The terms as one sum, each outweighing everything after it (mixed-radix weights
+    from the terms' ranges), its constant and the weights; None when the weights are too
+    large for HiGHS's floating point to tell the sum's values apart (:data:`MAX_WEIGHT`)."""
+    weights: list[int] = []
+    weight = 1
+    for span in reversed(spans):
+        weights.append(weight)
+        weight *= span + 1
+    if weight > MAX_WEIGHT:
+        return None
+    weights.reverse()
+    total: dict[int, int] = {}
+    for w, form in zip(weights, t.terms, strict=True):
+        for i, c in ({} if form is None else form[0]).items():
+            total[i] = total.get(i, 0) + w * c
+    constant = sum(w * k for w, k in zip(weights, t.constants, strict=True))
+    return ({i: c for i, c in total.items() if c != 0}, 0), constant, weights
+
+
+def _digits(top: int, weights: list[int], lows: list[int], spans: list[int]) -> list[int]:
+    """A bound on the weighted sum read back as a lexicographic bound per term (as
+    :func:`trample.solver.cpsat._bound` reads CP-SAT's)."""
+    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
+    rest = top - sum(w * lo for w, lo in zip(weights, lows, strict=True))
+    out: list[int] = []
+    for i, (w, lo, span) in enumerate(zip(weights, lows, spans, strict=True)):
+        digit = max(rest // w, 0)
+        if digit > span:
+            return out + highs_of[i:]
+        out.append(lo + digit)
+        rest -= digit * w
+    return out
+
+
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 deadline: float | None = None, exclude: frozenset[str] = frozenset(),
                 hint: Amounts | None = None,
                 settings: SearchSettings = SHIPPED) -> GroupResult | None:
     """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
-    :func:`trample.solver.cpsat.solve_group`), by HiGHS, one term at a time.
+    :func:`trample.solver.cpsat.solve_group`), by HiGHS: in one solve of the terms
+    weighted in mixed radix when the weights are small (:data:`MAX_WEIGHT`), else one
+    term at a time, each fixed at its optimum before the next.
 
     Returns None when HiGHS cannot settle the group exactly (a constraint it does not
     know, an answer that fails the exact check, a bound that does not prove it): the
@@ -240,20 +280,31 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if t is None:
         return None
     x_index = {pair: var.index for pair, var in built.x.items()}
-    h = _highs(t, settings)
+    h = _highs(t)
     n = len(t.lower)
-    highs_of = [lo + span for lo, span in zip(built.lows, built.spans, strict=True)]
+    lows, spans = built.lows, built.spans
+    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
+    weighted = _weighted(t, spans) if sum(f is not None for f in t.terms) > 1 else None
+    # Each stage: a form to maximize, its constant, its greatest value.
+    stages: list[tuple[Linear | None, int, int]]
+    if weighted is not None:
+        whole, constant, weights = weighted
+        top_sum = sum(w * hi for w, hi in zip(weights, highs_of, strict=True))
+        stages = [(whole, constant, top_sum)]
+    else:
+        weights = []
+        stages = list(zip(t.terms, t.constants, highs_of, strict=True))
     best: list[int] | None = None
     proved: list[int] = []
     bound: list[int] | None = None
-    stages = 0
-    for stage, form in enumerate(t.terms):
+    runs = 0
+    for stage, (form, constant, ceiling) in enumerate(stages):
         if form is None:
-            proved.append(t.constants[stage])
+            proved.append(constant)
             continue
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
-            bound = [*proved, *highs_of[len(proved):]]
+            bound = [*(proved if not weights else []), *highs_of[len(proved):]]
             break
         h.setOptionValue("time_limit", inf if remaining is None else max(remaining, 0.001))
         cost = np.zeros(n)
@@ -265,30 +316,38 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             solution.col_value = [float(v) for v in best]
             h.setSolution(solution)
         h.run()
-        stages += 1
+        runs += 1
         status = h.getModelStatus()
         info = h.getInfo()
         found: list[int] | None = None
         if info.primal_solution_status == 2:  # kSolutionStatusFeasible
             values = [round(v) for v in h.getSolution().col_value]
-            if holds(t, values) and all(_value(f, values) >= p for f, p in
-                                        zip(t.terms, proved, strict=False) if f is not None):
+            if holds(t, values) and all(_value(f, values) + k >= p for f, k, p in
+                                        zip(t.terms, t.constants, proved, strict=False)
+                                        if f is not None):
                 found = values
         top = info.mip_dual_bound
-        ceiling = highs_of[stage] - t.constants[stage]
-        top_int = ceiling if not np.isfinite(top) else min(floor(top + BOUND_SLACK), ceiling)
+        limit = ceiling - constant
+        top_int = limit if not np.isfinite(top) else min(floor(top + BOUND_SLACK), limit)
         if found is not None:
             value = _value(form, found)
             if status == highs.HighsModelStatus.kOptimal and top_int == value:
                 best = found
-                proved.append(value + t.constants[stage])
-                _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value), inf)
+                if weights:
+                    proved = [k if f is None else _value(f, found) + k
+                              for f, k in zip(t.terms, t.constants, strict=True)]
+                else:
+                    proved.append(value + constant)
+                    _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value), inf)
                 continue
         if status != highs.HighsModelStatus.kTimeLimit:
             return None  # not proved, and not for lack of time: CP-SAT settles it
         if found is not None:
             best = found
-        bound = [*proved, top_int + t.constants[stage], *highs_of[stage + 1:]]
+        if weights:
+            bound = _digits(top_int + constant, weights, lows, spans)
+        else:
+            bound = [*proved, top_int + constant, *highs_of[stage + 1:]]
         break
     amounts: Amounts
     if best is not None:
@@ -296,7 +355,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     elif bound is not None and hint is not None:
         amounts = dict(hint)
     elif bound is not None:
-        return GroupResult("unknown", {}, time.monotonic() - started, stages,
+        return GroupResult("unknown", {}, time.monotonic() - started, runs,
                            (0,) * len(terms))
     else:
         # Every term is constant: any legal assignment is optimal; HiGHS finds one.
@@ -315,4 +374,4 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                     for b, term in zip(bound, terms, strict=True))
     return GroupResult("optimal" if bound is None else "feasible",
                        {pair: a for pair, a in amounts.items() if a > 0},
-                       time.monotonic() - started, stages, gap)
+                       time.monotonic() - started, runs, gap)

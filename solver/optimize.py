@@ -177,8 +177,9 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
     result = None
+    pairs = sum(len(s.recipients) for s in sources)
     if settings.backend == "milp" or (settings.backend == "auto"
-                                      and len(sources) >= settings.milp_sources):
+                                      and pairs >= settings.milp_pairs):
         from trample.solver.milp import solve_group as milp
 
         result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)

@@ -9,6 +9,7 @@ not load OR-Tools.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 QUICK_DETERMINISTIC_TIME = 2.0
 """Effort (CP-SAT's deterministic time, roughly seconds) of the first, single-worker try."""
@@ -39,14 +40,17 @@ detection in presolve: it does not heed the time limit (on 19,999 interchangeabl
 it ran 30 s of a 7 s budget), and the orders :data:`BREAK_SYMMETRY` adds do its job."""
 
 
-BACKEND = "auto"
+Backend = Literal["auto", "cpsat", "milp"]
+BACKEND: Backend = "auto"
 """Which exact backend searches a coupled group: ``"cpsat"``, ``"milp"`` (HiGHS, falling
 back to CP-SAT for a group it cannot settle exactly) or ``"auto"`` (chosen per group by
-its size, :data:`MILP_SOURCES`)."""
-MILP_SOURCES = 12
-"""Under ``"auto"``, groups with at least this many sources go to HiGHS: on the benchmark
-families its LP relaxation proves large groups of shared blockers and token swarms far
-sooner than CP-SAT, while CP-SAT solves small groups sooner than HiGHS is set up."""
+its size, :data:`MILP_PAIRS`)."""
+MILP_PAIRS = 150
+"""Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
+measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
+large groups of shared blockers and token swarms (200 pairs and more) 3 to 150 times
+sooner than CP-SAT, while CP-SAT proves groups under 100 pairs (planeswalker pile-ups,
+blockers shared by a few attackers) in a few milliseconds, sooner than HiGHS is set up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +71,11 @@ class SearchSettings:
     """Workers of the second try."""
     symmetry_detection_variables: int = SYMMETRY_DETECTION_VARIABLES
     """Variables up to which CP-SAT's presolve looks for symmetries itself."""
-    backend: str = BACKEND
+    backend: Backend = BACKEND
     """``"auto"``, ``"cpsat"`` or ``"milp"`` (:data:`BACKEND`)."""
-    milp_sources: int = MILP_SOURCES
-    """Under ``"auto"``, the fewest sources of a group that HiGHS searches."""
+    milp_pairs: int = MILP_PAIRS
+    """Under ``"auto"``, the fewest (source, recipient) pairs of a group that HiGHS
+    searches."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
 
