@@ -213,8 +213,18 @@ def _highs(t: Translation) -> highs._Highs:
     h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
     h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
                             np.full(n, highs.HighsVarType.kInteger))
-    for coefs, lo, hi in _big_m_rows(t):
-        _add_row(h, coefs, lo, hi)
+    rows = _big_m_rows(t)
+    starts = np.zeros(len(rows), dtype=np.int32)
+    index: list[int] = []
+    values: list[float] = []
+    for r, (coefs, _, _) in enumerate(rows):
+        starts[r] = len(index)
+        for i in sorted(coefs):
+            index.append(i)
+            values.append(coefs[i])
+    h.addRows(len(rows), np.array([lo for _, lo, _ in rows], dtype=np.float64),
+              np.array([hi for _, _, hi in rows], dtype=np.float64), len(index), starts,
+              np.array(index, dtype=np.int32), np.array(values, dtype=np.float64))
     h.changeObjectiveSense(highs.ObjSense.kMaximize)
     return h
 
