@@ -272,8 +272,8 @@ def _digits(top: int, weights: list[int], lows: list[int], spans: list[int]) -> 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 deadline: float | None = None, exclude: frozenset[str] = frozenset(),
-                hint: Amounts | None = None,
-                settings: SearchSettings = SHIPPED) -> GroupResult | None:
+                hint: Amounts | None = None, settings: SearchSettings = SHIPPED,
+                cap: int | None = None) -> GroupResult | None:
     """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
     :func:`trample.solver.cpsat.solve_group`), by HiGHS: in one solve of the terms
     weighted in mixed radix when the weights are small (:data:`MAX_WEIGHT`), else one
@@ -283,12 +283,18 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     know, an answer that fails the exact check, a bound that does not prove it): the
     caller then asks CP-SAT. A stage stopped by ``deadline`` ends the search with its best
     checked assignment (or ``hint``) and the bound HiGHS proved (status ``feasible``).
+    With ``cap`` (one term only), the term's value is held at most ``cap``: the optimum
+    is then the least of the cap and the term's optimum, often proved at once.
     """
     started = time.monotonic()
     built = build_group(space, sources, terms, exclude, settings=settings)
     t = translate(built.model, built.expressions)
     if t is None:
         return None
+    if cap is not None:
+        [form] = t.terms
+        if form is not None:
+            t.rows.append(_Row(form, None, cap - t.constants[0], ()))
     x_index = {pair: var.index for pair, var in built.x.items()}
     h = _highs(t)
     n = len(t.lower)
@@ -385,3 +391,41 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     return GroupResult("optimal" if bound is None else "feasible",
                        {pair: a for pair, a in amounts.items() if a > 0},
                        time.monotonic() - started, runs, gap)
+
+
+def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
+                  settings: SearchSettings = SHIPPED, root: bool = False) -> int | None:
+    """An upper bound on ``term`` over the amounts of ``sources`` without a search, floored:
+    the linear relaxation of the group's model (one LP), or with ``root`` HiGHS's bound
+    at the root of its search (the LP strengthened by presolve and cuts, one node);
+    None when HiGHS gives none."""
+    built = build_group(space, sources, [term], settings=settings)
+    t = translate(built.model, built.expressions)
+    if t is None:
+        return None
+    [form] = t.terms
+    if form is None:
+        return t.constants[0]
+    h = _highs(t)
+    n = len(t.lower)
+    if root:
+        h.setOptionValue("mip_max_nodes", 1)
+    else:
+        h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                                np.full(n, highs.HighsVarType.kContinuous))
+    cost = np.zeros(n)
+    for i, c in form[0].items():
+        cost[i] = float(c)
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
+    h.run()
+    status = h.getModelStatus()
+    if root:
+        top = h.getInfo().mip_dual_bound
+        if status not in (highs.HighsModelStatus.kOptimal,
+                          highs.HighsModelStatus.kSolutionLimit) or not np.isfinite(top):
+            return None
+    elif status != highs.HighsModelStatus.kOptimal:
+        return None
+    else:
+        top = h.getInfo().objective_function_value
+    return floor(top + BOUND_SLACK) + t.constants[0]
