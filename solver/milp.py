@@ -420,7 +420,7 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     h.run()
     status = h.getModelStatus()
     if root:
-        top = h.getInfo().mip_dual_bound
+        top: float = h.getInfo().mip_dual_bound
         if status not in (highs.HighsModelStatus.kOptimal,
                           highs.HighsModelStatus.kSolutionLimit) or not np.isfinite(top):
             return None
