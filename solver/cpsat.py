@@ -77,7 +77,7 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     small = size <= settings.small_model
     # 2 is CP-SAT's default; 0 skips the detection that overran time limits on big models.
     symmetry_level = 2 if size <= settings.symmetry_detection_variables else 0
-    for phase in (1, 2):
+    for phase in (1, 2) if settings.second_try else (1,):
         remaining = None if deadline is None else deadline - time.monotonic()
         if phase == 2 and remaining is not None and remaining <= 0:
             break

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import floor, inf
+from math import floor, gcd, inf
 
 import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
@@ -327,10 +327,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         for i, c in form[0].items():
             cost[i] = float(c)
         h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
-        if best is not None:
-            solution = highs.HighsSolution()
-            solution.col_value = [float(v) for v in best]
-            h.setSolution(solution)
+        # No start from the previous stage's answer: given one (setSolution), HiGHS 1.16
+        # answered it back unchanged as optimal for another objective.
         h.run()
         runs += 1
         status = h.getModelStatus()
@@ -354,7 +352,11 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                               for f, k in zip(t.terms, t.constants, strict=True)]
                 else:
                     proved.append(value + constant)
-                    _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value), inf)
+                    # Fixed as form >= value, divided by the coefficients' gcd (exactly:
+                    # the right side rounded up) to keep huge values out of the row.
+                    g = gcd(*form[0].values())
+                    _add_row(h, {i: float(c // g) for i, c in form[0].items()},
+                             float(-(-value // g)), inf)
                 continue
         if status != highs.HighsModelStatus.kTimeLimit:
             return None  # not proved, and not for lack of time: CP-SAT settles it

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Literal
 
@@ -178,8 +178,15 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
 
     result = None
     pairs = sum(len(s.recipients) for s in sources)
+    if settings.backend == "auto" and settings.milp_probe_pairs <= pairs < settings.milp_pairs:
+        # A mid-sized group: CP-SAT for a short, fixed effort; HiGHS if that did not prove it.
+        probe = replace(settings, quick_deterministic_time=settings.milp_probe_time,
+                        second_try=False)
+        tried = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=probe)
+        if tried.status == "optimal":
+            return None, tried.amounts
     if settings.backend == "milp" or (settings.backend == "auto"
-                                      and pairs >= settings.milp_pairs):
+                                      and pairs >= settings.milp_probe_pairs):
         from trample.solver.milp import solve_group as milp
 
         result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)

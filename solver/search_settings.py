@@ -45,6 +45,13 @@ BACKEND: Backend = "auto"
 """Which exact backend searches a coupled group: ``"cpsat"``, ``"milp"`` (HiGHS, falling
 back to CP-SAT for a group it cannot settle exactly) or ``"auto"`` (chosen per group by
 its size, :data:`MILP_PAIRS`)."""
+MILP_PROBE_PAIRS = 60
+"""Under ``"auto"``, groups with at least this many pairs, and fewer than
+:data:`MILP_PAIRS`, are first given to CP-SAT for a short single-worker try
+(:data:`MILP_PROBE_TIME`); if that does not prove them, to HiGHS."""
+MILP_PROBE_TIME = 0.05
+"""Effort (CP-SAT's deterministic time) of that try: a fixed effort, not a clock, so the
+answer does not depend on the machine."""
 MILP_PAIRS = 150
 """Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
 measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
@@ -76,6 +83,12 @@ class SearchSettings:
     milp_pairs: int = MILP_PAIRS
     """Under ``"auto"``, the fewest (source, recipient) pairs of a group that HiGHS
     searches."""
+    milp_probe_pairs: int = MILP_PROBE_PAIRS
+    """Under ``"auto"``, the fewest pairs of a group that CP-SAT tries briefly first."""
+    milp_probe_time: float = MILP_PROBE_TIME
+    """Effort of that try (CP-SAT's deterministic time)."""
+    second_try: bool = True
+    """Whether CP-SAT follows an unproved first try with the portfolio."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
 
