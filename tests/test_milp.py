@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from hypothesis import HealthCheck, given, settings
@@ -156,7 +155,6 @@ def test_highs_and_cpsat_on_two_threads_at_once() -> None:
     for result in results:
         assert result["status"] == "optimal"
         assert result["objective"] == expected["objective"]
-    assert threading.active_count() >= 1
 
 
 def test_timeout_answers_feasible_with_a_valid_bound() -> None:
