@@ -396,11 +396,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
 
 
 def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
-                  settings: SearchSettings = SHIPPED, root: bool = False) -> int | None:
+                  settings: SearchSettings = SHIPPED, root: bool = False,
+                  deadline: float | None = None) -> int | None:
     """An upper bound on ``term`` over the amounts of ``sources`` without a search, floored:
     the linear relaxation of the group's model (one LP), or with ``root`` HiGHS's bound
     at the root of its search (the LP strengthened by presolve and cuts, one node);
-    None when HiGHS gives none."""
+    None when HiGHS gives none (or ``deadline`` strikes first)."""
+    if deadline is not None and deadline <= time.monotonic():
+        return None
     built = build_group(space, sources, [term], settings=settings)
     t = translate(built.model, built.expressions)
     if t is None:
@@ -409,6 +412,8 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     if form is None:
         return t.constants[0]
     h = _highs(t)
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(deadline - time.monotonic(), 0.001))
     n = len(t.lower)
     if root:
         h.setOptionValue("mip_max_nodes", 1)
@@ -423,7 +428,8 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     status = h.getModelStatus()
     if root:
         top: float = h.getInfo().mip_dual_bound
-        if status not in (highs.HighsModelStatus.kOptimal,
+        # A bound HiGHS proved holds wherever it stopped (node or time limit).
+        if status not in (highs.HighsModelStatus.kOptimal, highs.HighsModelStatus.kTimeLimit,
                           highs.HighsModelStatus.kSolutionLimit) or not np.isfinite(top):
             return None
     elif status != highs.HighsModelStatus.kOptimal:

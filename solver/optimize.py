@@ -317,7 +317,8 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
         if relaxed:
             from trample.solver.milp import relaxed_bound
 
-            bound = relaxed_bound(space, part.sources, term, settings, relaxed == "root")
+            bound = relaxed_bound(space, part.sources, term, settings, relaxed == "root",
+                                  deadline)
             return min(sum(s.power for s in part.sources) if bound is None else bound, cap)
         # Capped at the threshold, HiGHS stops at the first assignment that reaches it
         # instead of proving the most damage.

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from trample.models.combat import Combat
 from trample.solver import api
 from trample.solver.cpsat import solve_group as cpsat_group
+from trample.solver.milp import relaxed_bound
 from trample.solver.milp import solve_group as milp_group
 from trample.solver.objectives import evaluate
 from trample.solver.rules import legal_space
@@ -180,3 +181,18 @@ def test_timeout_answers_feasible_with_a_valid_bound() -> None:
     # The bound on the improvement covers the true optimum (lexicographically).
     gain = tuple(opt[t] - got[t] for t in terms)
     assert gain <= result.gap
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=st.one_of(contests(), token_swarms()))
+def test_bounds_without_search_hold(doc: dict) -> None:
+    """The linear relaxation's bound and HiGHS's root bound on a part's damage to players
+    are never below the most damage the part can assign (CP-SAT's proved optimum)."""
+    space = legal_space(Combat.from_json(doc), "attackers")
+    for part in space.parts:
+        sources = list(part.sources)
+        best = cpsat_group(space, sources, ["player_damage"])
+        most = evaluate(space, best.amounts, ["player_damage"])["player_damage"]
+        for root in (False, True):
+            bound = relaxed_bound(space, sources, "player_damage", root=root)
+            assert bound is None or bound >= most
