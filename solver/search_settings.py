@@ -49,7 +49,7 @@ MILP_PROBE_PAIRS = 60
 """Under ``"auto"``, groups with at least this many pairs, and fewer than
 :data:`MILP_PAIRS`, are first given to CP-SAT for a short single-worker try
 (:data:`MILP_PROBE_TIME`); if that does not prove them, to HiGHS."""
-MILP_PROBE_TIME = 0.05
+MILP_PROBE_TIME = 0.01
 """Effort (CP-SAT's deterministic time) of that try: a fixed effort, not a clock, so the
 answer does not depend on the machine."""
 MILP_PAIRS = 150
