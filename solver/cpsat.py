@@ -88,7 +88,7 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     small = size <= settings.small_model
     # 2 is CP-SAT's default; 0 skips the detection that overran time limits on big models.
     symmetry_level = 2 if size <= settings.symmetry_detection_variables else 0
-    for phase in (1, 2):
+    for phase in (1, 2) if settings.second_try else (1,):
         remaining = None if deadline is None else deadline - time.monotonic()
         if phase == 2 and remaining is not None and remaining <= 0:
             break
@@ -145,29 +145,26 @@ def _failure(code: cp_model.CpSolverStatus, model: cp_model.CpModel) -> SearchFa
     return SearchFailed(f"CP-SAT answered an unexpected status {code!r}")
 
 
-def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
-                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
-                hint: Amounts | None = None, weighted: bool | None = None,
-                symmetry: bool | None = None,
-                settings: SearchSettings = SHIPPED) -> GroupResult:
-    """Maximize ``terms`` lexicographically over the amounts of ``sources``.
+@dataclass(frozen=True, slots=True)
+class GroupModel:
+    """The CP-SAT model of a group without an objective, with the terms to maximize: what
+    every backend (CP-SAT here, HiGHS in :mod:`trample.solver.milp`) solves."""
 
-    ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
-    threshold term every source that can reach its target, unless the target is in
-    ``exclude``: threshold terms then leave it out). With ``weighted`` (by default, when
-    the weights fit comfortably in 64 bits) the terms are one weighted sum solved once;
-    otherwise each term is maximized in
-    turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
-    with the best assignment of that stage (status ``feasible``). With ``symmetry``,
-    interchangeable creatures (:func:`identical_creatures`) get their amounts from one
-    source in non-increasing order (by default as ``settings`` say).
+    model: cp_model.CpModel
+    x: dict[tuple[str, str], cp_model.IntVar]
+    """The amount each source assigns to each of its recipients."""
+    expressions: list[cp_model.LinearExprT]
+    """Each term's value over the group, in the objective's order."""
+    lows: list[int]
+    spans: list[int]
+    """Each term's range: its value lies in [low, low + span]."""
 
-    CP-SAT's statuses map as follows: OPTIMAL proves a stage; FEASIBLE and UNKNOWN (the
-    time limit struck) end the search with the best assignment so far and a bound;
-    INFEASIBLE, MODEL_INVALID or any other status raise :class:`SearchFailed`, an
-    :class:`InternalError` (the caller saves the request for a bug report).
-    """
-    started = time.monotonic()
+
+def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                exclude: frozenset[str] = frozenset(), symmetry: bool | None = None,
+                settings: SearchSettings = SHIPPED) -> GroupModel:
+    """The model of ``sources`` (closed under coupling, see :func:`solve_group`) and the
+    linear expression of each of ``terms`` over it, unweighted."""
     model = _Model()
 
     # Variables: the amount each source assigns to each of its recipients.
@@ -293,6 +290,35 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                        if t in receivers and t not in exclude]
             expressions.append(sum(reached))
             spans.append(len(reached))
+    return GroupModel(model, x, expressions, lows, spans)
+
+
+def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
+                hint: Amounts | None = None, weighted: bool | None = None,
+                symmetry: bool | None = None,
+                settings: SearchSettings = SHIPPED) -> GroupResult:
+    """Maximize ``terms`` lexicographically over the amounts of ``sources``.
+
+    ``sources`` must be closed under coupling (a union of parts of ``space``, and for each
+    threshold term every source that can reach its target, unless the target is in
+    ``exclude``: threshold terms then leave it out). With ``weighted`` (by default, when
+    the weights fit comfortably in 64 bits) the terms are one weighted sum solved once;
+    otherwise each term is maximized in
+    turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
+    with the best assignment of that stage (status ``feasible``). With ``symmetry``,
+    interchangeable creatures (:func:`identical_creatures`) get their amounts from one
+    source in non-increasing order (by default as ``settings`` say).
+
+    CP-SAT's statuses map as follows: OPTIMAL proves a stage; FEASIBLE and UNKNOWN (the
+    time limit struck) end the search with the best assignment so far and a bound;
+    INFEASIBLE, MODEL_INVALID or any other status raise :class:`SearchFailed`, an
+    :class:`InternalError` (the caller saves the request for a bug report).
+    """
+    started = time.monotonic()
+    built = build_group(space, sources, terms, exclude, symmetry, settings)
+    model, x, expressions = built.model, built.x, built.expressions
+    lows, spans = built.lows, built.spans
     if weighted is None:
         weighted = prod(span + 1 for span in spans) < MAX_WEIGHT
     weights: list[int] = []

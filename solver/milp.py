@@ -1,0 +1,439 @@
+"""The same model of a group as CP-SAT's, solved as a MILP by HiGHS, lexicographically.
+
+The model is the one :func:`trample.solver.cpsat.build_group` builds, translated from its
+CpModelProto (so every constraint and term added there carries over): integer variables
+with their domains, linear constraints (an enforcement literal becomes a big-M from the
+variables' bounds, which are small: power and toughness), ``bool_or`` and ``bool_and``.
+
+HiGHS answers in floating point. Each term is maximized in turn and then fixed at its
+optimum (never a weighted sum, which a float could round a lower term out of); each answer
+is rounded, checked against the CP-SAT model in exact integer arithmetic, and its term's
+value counted exactly. A stage is proved only when HiGHS's upper bound, floored, equals
+that value; any other outcome but a time limit gives up (``None``), and the caller solves
+the group with CP-SAT instead.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import floor, gcd, inf
+
+import numpy as np
+from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
+
+from trample.solver.assignment import Amounts
+from trample.solver.cpsat import GroupResult, build_group
+from trample.solver.objectives import evaluate
+from trample.solver.rules import LegalSpace, Source
+from trample.solver.search_settings import SHIPPED, SearchSettings
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+ABSOLUTE_GAP = 0.5
+"""HiGHS may stop once its bound is within this of the value found: every term has
+integer coefficients, so a gap below 1 proves the floored bound."""
+MAX_WEIGHT = 2**30
+"""Largest product of the terms' ranges for which they are solved as one weighted sum:
+HiGHS's tolerances (about 1e-9 relative) then stay far below the sum's unit."""
+BOUND_SLACK = 1e-6
+"""Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
+
+KINDS = ("linear", "bool_or", "bool_and", "at_most_one", "exactly_one")
+"""The constraints of a CP-SAT model this translation knows (any other: CP-SAT solves)."""
+
+Linear = tuple[dict[int, int], int]
+"""An affine form: variable index -> coefficient, and a constant."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """``lo <= form <= hi`` when every literal of ``when`` is true (exact integers)."""
+
+    form: Linear
+    lo: int | None
+    hi: int | None
+    when: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A CP-SAT model as integer rows over its variables, with the terms' forms."""
+
+    lower: list[int]
+    upper: list[int]
+    rows: list[_Row]
+    terms: list[Linear | None]
+    """Each term's form; None for a term constant over the group."""
+    constants: list[int]
+
+
+def _literal(ref: int) -> Linear:
+    """A CP-SAT literal as an affine form of its variable (a negative reference is the
+    negation: 1 - b)."""
+    return ({ref: 1}, 0) if ref >= 0 else ({-ref - 1: -1}, 1)
+
+
+def translate(model: object, expressions: Sequence[object]) -> Translation | None:
+    """The rows of ``model`` (a :class:`cp_model.CpModel`) and the forms of ``expressions``,
+    or None when the model holds a constraint this translation does not know."""
+    from ortools.sat.python import cp_model
+
+    assert isinstance(model, cp_model.CpModel)
+    proto = model.proto
+    lower: list[int] = []
+    upper: list[int] = []
+    for var in proto.variables:
+        domain = list(var.domain)
+        if len(domain) != 2:
+            return None  # a domain with holes
+        lower.append(domain[0])
+        upper.append(domain[1])
+    rows: list[_Row] = []
+    for ct in proto.constraints:
+        when = tuple(ct.enforcement_literal)
+        kind = next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
+        if kind == "linear":
+            domain = list(ct.linear.domain)
+            if len(domain) != 2 or any(v < 0 for v in ct.linear.vars):
+                return None
+            form = dict(zip(ct.linear.vars, ct.linear.coeffs, strict=True))
+            lo = None if domain[0] <= INT64_MIN else domain[0]
+            hi = None if domain[1] >= INT64_MAX else domain[1]
+            rows.append(_Row((form, 0), lo, hi, when))
+        elif kind == "bool_and":
+            rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
+        elif kind is not None:
+            forms = [_literal(ref) for ref in getattr(ct, kind).literals]
+            total: dict[int, int] = {}
+            for coefs, _ in forms:
+                for i, c in coefs.items():
+                    total[i] = total.get(i, 0) + c
+            lo, hi = {"bool_or": (1, None), "at_most_one": (None, 1),
+                      "exactly_one": (1, 1)}[kind]
+            rows.append(_Row((total, sum(k for _, k in forms)), lo, hi, when))
+        else:
+            return None
+    terms: list[Linear | None] = []
+    constants: list[int] = []
+    for expression in expressions:
+        if isinstance(expression, int):
+            terms.append(None)
+            constants.append(expression)
+            continue
+        model.maximize(expression)  # type: ignore[arg-type]
+        objective = proto.objective
+        sign = objective.scaling_factor
+        if sign not in (1, -1) or any(v < 0 for v in objective.vars):
+            model.clear_objective()  # type: ignore[no-untyped-call]
+            return None
+        s = int(sign)
+        terms.append(({v: s * c for v, c in zip(objective.vars, objective.coeffs,
+                                                strict=True)}, 0))
+        constants.append(s * int(objective.offset))
+        model.clear_objective()  # type: ignore[no-untyped-call]
+    return Translation(lower, upper, rows, terms, constants)
+
+
+def _span(form: Linear, lower: list[int], upper: list[int]) -> tuple[int, int]:
+    """The least and greatest value of ``form`` over the variables' bounds."""
+    coefs, k = form
+    least = k + sum(c * (lower[i] if c > 0 else upper[i]) for i, c in coefs.items())
+    most = k + sum(c * (upper[i] if c > 0 else lower[i]) for i, c in coefs.items())
+    return least, most
+
+
+def _value(form: Linear, values: Sequence[int]) -> int:
+    coefs, k = form
+    return k + sum(c * values[i] for i, c in coefs.items())
+
+
+def holds(t: Translation, values: Sequence[int]) -> bool:
+    """Whether integer ``values`` satisfy every row of ``t`` (exactly)."""
+    if any(not lo <= v <= hi for lo, v, hi in zip(t.lower, values, t.upper, strict=True)):
+        return False
+    for row in t.rows:
+        if any(_value(_literal(ref), values) != 1 for ref in row.when):
+            continue
+        v = _value(row.form, values)
+        if (row.lo is not None and v < row.lo) or (row.hi is not None and v > row.hi):
+            return False
+    return True
+
+
+def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
+    """Each row as ``lo <= sum(coef * var) <= hi`` without enforcement: an enforced side
+    relaxed by M times the number of its false literals, M the least that frees it."""
+    out: list[tuple[dict[int, float], float, float]] = []
+    for row in t.rows:
+        coefs, k = row.form
+        if not row.when:
+            out.append(({i: float(c) for i, c in coefs.items()},
+                        -inf if row.lo is None else float(row.lo - k),
+                        inf if row.hi is None else float(row.hi - k)))
+            continue
+        # false_count = off_k + sum(off[i] * var_i): how many enforcement literals are false.
+        off: dict[int, int] = {}
+        off_k = 0
+        for ref in row.when:
+            lit, lk = _literal(ref)
+            off_k += 1 - lk
+            for i, c in lit.items():
+                off[i] = off.get(i, 0) - c
+        least, most = _span(row.form, t.lower, t.upper)
+        for side in ("hi", "lo"):
+            bound = row.hi if side == "hi" else row.lo
+            if bound is None:
+                continue
+            big = most - bound if side == "hi" else bound - least
+            if big <= 0:
+                continue  # the side holds whatever the variables
+            sign = -1 if side == "hi" else 1  # form - M*false <= hi; form + M*false >= lo
+            merged = dict(coefs)
+            for i, c in off.items():
+                merged[i] = merged.get(i, 0) + sign * big * c
+            rhs = float(bound - k - sign * big * off_k)
+            out.append(({i: float(c) for i, c in merged.items() if c != 0},
+                        rhs if side == "lo" else -inf, rhs if side == "hi" else inf))
+    return out
+
+
+def _highs(t: Translation) -> highs._Highs:
+    """A HiGHS instance holding ``t`` (no objective yet)."""
+    h = highs._Highs()
+    for name, value in (("output_flag", False), ("random_seed", 0),
+                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
+                        ("mip_feasibility_tolerance", 1e-9)):
+        h.setOptionValue(name, value)
+    n = len(t.lower)
+    lower = np.array(t.lower, dtype=np.float64)
+    upper = np.array(t.upper, dtype=np.float64)
+    empty_i = np.zeros(0, dtype=np.int32)
+    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                            np.full(n, highs.HighsVarType.kInteger))
+    rows = _big_m_rows(t)
+    starts = np.zeros(len(rows), dtype=np.int32)
+    index: list[int] = []
+    values: list[float] = []
+    for r, (coefs, _, _) in enumerate(rows):
+        starts[r] = len(index)
+        for i in sorted(coefs):
+            index.append(i)
+            values.append(coefs[i])
+    h.addRows(len(rows), np.array([lo for _, lo, _ in rows], dtype=np.float64),
+              np.array([hi for _, _, hi in rows], dtype=np.float64), len(index), starts,
+              np.array(index, dtype=np.int32), np.array(values, dtype=np.float64))
+    h.changeObjectiveSense(highs.ObjSense.kMaximize)
+    return h
+
+
+def _add_row(h: highs._Highs, coefs: dict[int, float], lo: float, hi: float) -> None:
+    index = np.array(sorted(coefs), dtype=np.int32)
+    values = np.array([coefs[i] for i in sorted(coefs)], dtype=np.float64)
+    h.addRow(lo, hi, len(index), index, values)
+
+
+def _weighted(t: Translation, spans: list[int]) -> tuple[Linear, int, list[int]] | None:
+    """The terms as one sum, each outweighing everything after it (mixed-radix weights
+    from the terms' ranges), its constant and the weights; None when the weights are too
+    large for HiGHS's floating point to tell the sum's values apart (:data:`MAX_WEIGHT`)."""
+    weights: list[int] = []
+    weight = 1
+    for span in reversed(spans):
+        weights.append(weight)
+        weight *= span + 1
+    if weight > MAX_WEIGHT:
+        return None
+    weights.reverse()
+    total: dict[int, int] = {}
+    for w, form in zip(weights, t.terms, strict=True):
+        for i, c in ({} if form is None else form[0]).items():
+            total[i] = total.get(i, 0) + w * c
+    constant = sum(w * k for w, k in zip(weights, t.constants, strict=True))
+    return ({i: c for i, c in total.items() if c != 0}, 0), constant, weights
+
+
+def _digits(top: int, weights: list[int], lows: list[int], spans: list[int]) -> list[int]:
+    """A bound on the weighted sum read back as a lexicographic bound per term (as
+    :func:`trample.solver.cpsat._bound` reads CP-SAT's)."""
+    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
+    rest = top - sum(w * lo for w, lo in zip(weights, lows, strict=True))
+    out: list[int] = []
+    for i, (w, lo, span) in enumerate(zip(weights, lows, spans, strict=True)):
+        digit = max(rest // w, 0)
+        if digit > span:
+            return out + highs_of[i:]
+        out.append(lo + digit)
+        rest -= digit * w
+    return out
+
+
+def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                deadline: float | None = None, exclude: frozenset[str] = frozenset(),
+                hint: Amounts | None = None, settings: SearchSettings = SHIPPED,
+                cap: int | None = None) -> GroupResult | None:
+    """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
+    :func:`trample.solver.cpsat.solve_group`), by HiGHS: in one solve of the terms
+    weighted in mixed radix when the weights are small (:data:`MAX_WEIGHT`), else one
+    term at a time, each fixed at its optimum before the next.
+
+    Returns None when HiGHS cannot settle the group exactly (a constraint it does not
+    know, an answer that fails the exact check, a bound that does not prove it): the
+    caller then asks CP-SAT. A stage stopped by ``deadline`` ends the search with its best
+    checked assignment (or ``hint``) and the bound HiGHS proved (status ``feasible``).
+    With ``cap`` (one term only), the term's value is held at most ``cap``: the optimum
+    is then the least of the cap and the term's optimum, often proved at once.
+    """
+    started = time.monotonic()
+    built = build_group(space, sources, terms, exclude, settings=settings)
+    t = translate(built.model, built.expressions)
+    if t is None:
+        return None
+    if cap is not None:
+        [form] = t.terms
+        if form is not None:
+            t.rows.append(_Row(form, None, cap - t.constants[0], ()))
+    x_index = {pair: var.index for pair, var in built.x.items()}
+    h = _highs(t)
+    n = len(t.lower)
+    lows, spans = built.lows, built.spans
+    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
+    weighted = _weighted(t, spans) if sum(f is not None for f in t.terms) > 1 else None
+    # Each stage: a form to maximize, its constant, its greatest value.
+    stages: list[tuple[Linear | None, int, int]]
+    if weighted is not None:
+        whole, constant, weights = weighted
+        top_sum = sum(w * hi for w, hi in zip(weights, highs_of, strict=True))
+        stages = [(whole, constant, top_sum)]
+    else:
+        weights = []
+        stages = list(zip(t.terms, t.constants, highs_of, strict=True))
+    best: list[int] | None = None
+    proved: list[int] = []
+    bound: list[int] | None = None
+    runs = 0
+    for stage, (form, constant, ceiling) in enumerate(stages):
+        if form is None:
+            proved.append(constant)
+            continue
+        remaining = None if deadline is None else deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            bound = [*(proved if not weights else []), *highs_of[len(proved):]]
+            break
+        h.setOptionValue("time_limit", inf if remaining is None else max(remaining, 0.001))
+        cost = np.zeros(n)
+        for i, c in form[0].items():
+            cost[i] = float(c)
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
+        # No start from the previous stage's answer: given one (setSolution), HiGHS 1.16
+        # answered it back unchanged as optimal for another objective.
+        h.run()
+        runs += 1
+        status = h.getModelStatus()
+        info = h.getInfo()
+        found: list[int] | None = None
+        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+            values = [round(v) for v in h.getSolution().col_value]
+            if holds(t, values) and all(_value(f, values) + k >= p for f, k, p in
+                                        zip(t.terms, t.constants, proved, strict=False)
+                                        if f is not None):
+                found = values
+        top = info.mip_dual_bound
+        limit = ceiling - constant
+        top_int = limit if not np.isfinite(top) else min(floor(top + BOUND_SLACK), limit)
+        if found is not None:
+            value = _value(form, found)
+            if status == highs.HighsModelStatus.kOptimal and top_int == value:
+                best = found
+                if weights:
+                    proved = [k if f is None else _value(f, found) + k
+                              for f, k in zip(t.terms, t.constants, strict=True)]
+                else:
+                    proved.append(value + constant)
+                    # Fixed as form >= value, divided by the coefficients' gcd (exactly:
+                    # the right side rounded up) to keep huge values out of the row.
+                    g = gcd(*form[0].values())
+                    _add_row(h, {i: float(c // g) for i, c in form[0].items()},
+                             float(-(-value // g)), inf)
+                continue
+        if status != highs.HighsModelStatus.kTimeLimit:
+            return None  # not proved, and not for lack of time: CP-SAT settles it
+        if found is not None:
+            best = found
+        if weights:
+            bound = _digits(top_int + constant, weights, lows, spans)
+        else:
+            bound = [*proved, top_int + constant, *highs_of[stage + 1:]]
+        break
+    amounts: Amounts
+    if best is not None:
+        amounts = {pair: best[i] for pair, i in x_index.items()}
+    elif bound is not None and hint is not None:
+        amounts = dict(hint)
+    elif bound is not None:
+        return GroupResult("unknown", {}, time.monotonic() - started, runs,
+                           (0,) * len(terms))
+    else:
+        # Every term is constant: any legal assignment is optimal; HiGHS finds one.
+        h.run()
+        if h.getInfo().primal_solution_status != 2:
+            return None
+        values = [round(v) for v in h.getSolution().col_value]
+        if not holds(t, values):
+            return None
+        amounts = {pair: values[i] for pair, i in x_index.items()}
+    gap = (0,) * len(terms)
+    if bound is not None:
+        got = evaluate(space, amounts, terms, exclude)
+        base = evaluate(space, {}, terms, exclude)
+        gap = tuple(max(b - (got[term] - base[term]), 0)
+                    for b, term in zip(bound, terms, strict=True))
+    return GroupResult("optimal" if bound is None else "feasible",
+                       {pair: a for pair, a in amounts.items() if a > 0},
+                       time.monotonic() - started, runs, gap)
+
+
+def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
+                  settings: SearchSettings = SHIPPED, root: bool = False,
+                  deadline: float | None = None) -> int | None:
+    """An upper bound on ``term`` over the amounts of ``sources`` without a search, floored:
+    the linear relaxation of the group's model (one LP), or with ``root`` HiGHS's bound
+    at the root of its search (the LP strengthened by presolve and cuts, one node);
+    None when HiGHS gives none (or ``deadline`` strikes first)."""
+    if deadline is not None and deadline <= time.monotonic():
+        return None
+    built = build_group(space, sources, [term], settings=settings)
+    t = translate(built.model, built.expressions)
+    if t is None:
+        return None
+    [form] = t.terms
+    if form is None:
+        return t.constants[0]
+    h = _highs(t)
+    if deadline is not None:
+        h.setOptionValue("time_limit", max(deadline - time.monotonic(), 0.001))
+    n = len(t.lower)
+    if root:
+        h.setOptionValue("mip_max_nodes", 1)
+    else:
+        h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                                np.full(n, highs.HighsVarType.kContinuous))
+    cost = np.zeros(n)
+    for i, c in form[0].items():
+        cost[i] = float(c)
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
+    h.run()
+    status = h.getModelStatus()
+    if root:
+        top: float = h.getInfo().mip_dual_bound
+        # A bound HiGHS proved holds wherever it stopped (node or time limit).
+        if status not in (highs.HighsModelStatus.kOptimal, highs.HighsModelStatus.kTimeLimit,
+                          highs.HighsModelStatus.kSolutionLimit) or not np.isfinite(top):
+            return None
+    elif status != highs.HighsModelStatus.kOptimal:
+        return None
+    else:
+        top = h.getInfo().objective_function_value
+    return floor(top + BOUND_SLACK) + t.constants[0]
