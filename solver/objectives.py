@@ -54,10 +54,9 @@ OUTCOME_DAMAGE_KINDS = {"life_loss": "player", "loyalty_loss": "planeswalker",
                         "defense_loss": "battle"}
 
 
-def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[str, ...]:
-    """Check a list of terms (or a comma-separated string) for ``side``; None: default."""
-    if raw is None:
-        return DEFAULTS[side]
+def term_names(raw: object, path: str = "objective") -> list[str]:
+    """The term names of an objective: a list of strings, or a comma-separated string;
+    at least one (which terms exist is the caller's to check)."""
     if isinstance(raw, str):
         terms = [t.strip() for t in raw.split(",") if t.strip()]
     elif isinstance(raw, list):
@@ -70,6 +69,14 @@ def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[s
         raise InputError(path, "must be a list of term names")
     if not terms:
         raise InputError(path, "must name at least one term")
+    return terms
+
+
+def parse_objective(raw: object, side: Side, path: str = "objective") -> tuple[str, ...]:
+    """Check a list of terms (or a comma-separated string) for ``side``; None: default."""
+    if raw is None:
+        return DEFAULTS[side]
+    terms = term_names(raw, path)
     seen: set[str] = set()
     for i, term in enumerate(terms):
         where = f"{path}[{i}]"

@@ -24,7 +24,7 @@ from trample.models.errors import InputError
 from trample.models.outcomes import StepResult, deal_step
 from trample.solver.assignment import Amounts
 from trample.solver.counting import Census, CountOutOfReach
-from trample.solver.objectives import battle_targets, walker_targets
+from trample.solver.objectives import battle_targets, term_names, walker_targets
 from trample.solver.rules import legal_space
 
 PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
@@ -44,18 +44,7 @@ def parse_plan_objective(raw: object, path: str = "objective") -> tuple[str, ...
     """A list of plan terms (or a comma-separated string); None: the default order."""
     if raw is None:
         return PLAN_TERMS
-    if isinstance(raw, str):
-        terms = [t.strip() for t in raw.split(",") if t.strip()]
-    elif isinstance(raw, list):
-        terms = []
-        for i, t in enumerate(raw):
-            if not isinstance(t, str):
-                raise InputError(f"{path}[{i}]", "must be a term name (a string)")
-            terms.append(t)
-    else:
-        raise InputError(path, "must be a list of term names")
-    if not terms:
-        raise InputError(path, "must name at least one term")
+    terms = term_names(raw, path)
     for i, term in enumerate(terms):
         if term not in PLAN_TERMS:
             raise InputError(f"{path}[{i}]", f"unknown term {brief_repr(term)} for plan "
