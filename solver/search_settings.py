@@ -8,6 +8,7 @@ not load OR-Tools.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Literal
 
@@ -98,5 +99,20 @@ class SearchSettings:
     answers the best split found so far, at worst the greedy one."""
 
 
-SHIPPED = SearchSettings()
-"""The settings every caller gets unless it passes others."""
+BACKEND_VARIABLE = "TRAMPLE_BACKEND"
+"""An environment variable that chooses the backend of every search in the process:
+``auto``, ``cpsat`` or ``milp`` (any other value is ignored)."""
+
+
+def _backend_from_environment() -> Backend:
+    chosen = os.environ.get(BACKEND_VARIABLE, "")
+    if chosen == "cpsat":
+        return "cpsat"
+    if chosen == "milp":
+        return "milp"
+    return BACKEND
+
+
+SHIPPED = SearchSettings(backend=_backend_from_environment())
+"""The settings every caller gets unless it passes others (the backend as
+``$TRAMPLE_BACKEND`` says, else :data:`BACKEND`)."""

@@ -196,3 +196,18 @@ def test_bounds_without_search_hold(doc: dict) -> None:
         for root in (False, True):
             bound = relaxed_bound(space, sources, "player_damage", root=root)
             assert bound is None or bound >= most
+
+
+def test_the_backend_can_be_chosen_from_the_environment() -> None:
+    import os
+    import subprocess
+    import sys
+
+    from trample.solver.search_settings import BACKEND_VARIABLE
+
+    code = "from trample.solver.search_settings import SHIPPED; print(SHIPPED.backend)"
+    for value, expected in (("cpsat", "cpsat"), ("milp", "milp"), ("", "auto"),
+                            ("bogus", "auto")):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env={**os.environ, BACKEND_VARIABLE: value}, check=True)
+        assert done.stdout.strip() == expected
