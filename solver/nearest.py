@@ -27,10 +27,11 @@ from math import ceil, floor, lcm
 
 from ortools.sat.python import cp_model
 
-from trample.models.errors import InputError, InternalError
+from trample.models.errors import InternalError
 from trample.solver.assignment import Amounts
 from trample.solver.counting import Census, Move
-from trample.solver.objectives import DAMAGE_KINDS, DEFAULTS, PLAIN_TERMS, scoring
+from trample.solver.cpsat import build_group
+from trample.solver.objectives import DEFAULTS
 from trample.solver.rules import LegalSpace
 
 Pair = tuple[str, str]
@@ -38,96 +39,6 @@ BASE = 2**20
 """Base of the digits in which a distance with fine fractions is minimized."""
 COARSE = 2**16
 """Scale of the approximate distance that first narrows the search (fine fractions)."""
-
-
-class _Model:
-    """The legal space as a CP-SAT model, with exactly reified thresholds."""
-
-    def __init__(self, space: LegalSpace) -> None:
-        self.space = space
-        m = self.model = cp_model.CpModel()
-        self.x: dict[Pair, cp_model.IntVar] = {}
-        self.into: dict[str, list[cp_model.IntVar]] = {}
-        self.touch: dict[str, list[cp_model.IntVar]] = {}
-        for s in space.sources:
-            for r in s.recipients:
-                var = m.new_int_var(0, s.power, f"{s.id}->{r.id}")
-                self.x[(s.id, r.id)] = var
-                self.into.setdefault(r.id, []).append(var)
-                if s.deathtouch and r.kind == "creature":
-                    self.touch.setdefault(r.id, []).append(var)
-        for s in space.sources:
-            if s.recipients:
-                m.add(sum(self.x[(s.id, r.id)] for r in s.recipients) == s.power)
-        self._reach: dict[tuple[str, int], cp_model.IntVar | bool] = {}
-        self._lethal: dict[str, cp_model.IntVar | bool] = {}
-        combat = space.combat
-        for s in space.sources:
-            for r in s.recipients:
-                var = self.x[(s.id, r.id)]
-                conditions = [self.lethal(w) for w in r.requires_lethal]
-                if r.requires_loyalty is not None:
-                    conditions.append(self.reach(
-                        r.requires_loyalty, combat.planeswalker(r.requires_loyalty).loyalty))
-                for lit in conditions:
-                    if lit is False:
-                        m.add(var == 0)
-                    elif lit is not True:
-                        m.add(var == 0).only_enforce_if(~lit)
-
-    def reach(self, target: str, need: int) -> cp_model.IntVar | bool:
-        """A literal equal to [damage assigned to target >= need]."""
-        key = (target, need)
-        if key in self._reach:
-            return self._reach[key]
-        incoming = self.into.get(target, [])
-        found: cp_model.IntVar | bool
-        if need <= 0:
-            found = True
-        elif not incoming or need > sum(s.power for s in self.space.senders[target]):
-            found = False
-        else:
-            lit = self.model.new_bool_var(f"reach[{target}]")
-            total = sum(incoming)
-            self.model.add(total >= need).only_enforce_if(lit)
-            self.model.add(total <= need - 1).only_enforce_if(~lit)
-            found = lit
-        self._reach[key] = found
-        return found
-
-    def lethal(self, creature: str) -> cp_model.IntVar | bool:
-        """A literal equal to [creature is lethally assigned] (510.1e, 702.2c)."""
-        if creature in self._lethal:
-            return self._lethal[creature]
-        reached = self.reach(creature, self.space.thresholds[creature])
-        touches = []
-        for var in self.touch.get(creature, []):
-            t = self.model.new_bool_var(f"touch[{var.name}]")
-            self.model.add(var >= 1).only_enforce_if(t)
-            self.model.add(var == 0).only_enforce_if(~t)
-            touches.append(t)
-        found: cp_model.IntVar | bool
-        if reached is True or not touches:
-            found = reached
-        else:
-            either = touches if reached is False else [reached, *touches]
-            lit = self.model.new_bool_var(f"lethal[{creature}]")
-            self.model.add_bool_or(either).only_enforce_if(lit)
-            for t in either:
-                self.model.add_implication(t, lit)
-            found = lit
-        self._lethal[creature] = found
-        return found
-
-    def term(self, term: str) -> cp_model.LinearExprT:
-        """The part of an objective term that the amounts change."""
-        score = scoring(self.space)
-        if term == "kills":
-            return sum(v * self.lethal(c) for c, v in score.killable.items() if v)
-        if term in DAMAGE_KINDS:
-            kind = DAMAGE_KINDS[term]
-            return sum(v for (_, t), v in self.x.items() if score.kind[t] == kind)
-        return sum(self.reach(t, n) for t, n in score.thresholds[term].items())
 
 
 def _solver() -> cp_model.CpSolver:
@@ -234,13 +145,11 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
     """The legal assignment nearest ``values`` over the legal pairs, ties to the default
     objective and then to the first in enumeration order (pairs that are not legal add
     the same to every distance, so they play no part)."""
-    if not scoring(space).plain:
-        raise InputError("amounts", "project's search, for combats of more than "
-                         "20,000 legal assignments, does not yet model damage effects "
-                         "(prevention, multipliers, loss thresholds, poison, infect, "
-                         "wither, lifelink, toxic): refused rather than answered with "
-                         "the wrong tie-break")
-    built = _Model(space)
+    # The legal space's model, as the search builds it (the rules, and each term of the
+    # default objective as an expression), without symmetry breaking: the nearest split
+    # to a given vector is not one of a class of interchangeable ones.
+    built = build_group(space, [s for s in space.sources if s.recipients],
+                        DEFAULTS[space.side], symmetry=False)
     model, x = built.model, built.x
     solver = _solver()
 
@@ -272,13 +181,8 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
         _cut_near(model, solver, x, legal, inside, power)
     _minimize_exactly(model, solver, terms)
 
-    # 2. The default objective, term by term. On a plain combat each outcome term equals
-    # an assigned-damage term up to a constant (or is a constant), so those are searched.
-    for term in DEFAULTS[space.side]:
-        base = PLAIN_TERMS.get(term, term)
-        if base is None:
-            continue
-        expression = built.term(base)
+    # 2. The default objective, term by term.
+    for expression in built.expressions:
         if isinstance(expression, int):
             continue
         model.maximize(expression)

@@ -25,7 +25,7 @@ from trample.solver import api  # noqa: E402
 from trample.solver.counting import CountOutOfReach, all_compositions  # noqa: E402
 
 from conftest import SPEC_EXAMPLE, shared_blockers_combat  # noqa: E402
-from strategies import combats  # noqa: E402
+from strategies import combats, with_outcomes  # noqa: E402
 
 SMALL = 1500
 """Largest space the brute-force checks walk."""
@@ -147,18 +147,11 @@ def test_project_with_cp_sat_is_the_nearest_then_best_then_first(data: Any, doc:
                                                                  side: str) -> None:
     # The same question through the CP-SAT model that large combats use.
     from trample.solver.actions import Actions, parse_values
-    from trample.solver.objectives import scoring
 
     assume(_small(doc, side))
     pairs, order = _space(doc, side)
     space = api.space_of(doc, side)
     actions = Actions(space)
-    if not scoring(space).plain:
-        # The search does not model damage effects yet: it refuses, never answers wrong.
-        with pytest.raises(InputError, match="does not yet model damage effects"):
-            actions.project(parse_values(space, _values(data.draw, pairs, doc)),
-                            exhaustive_limit=0)
-        return
     for _ in range(2):
         raw = _values(data.draw, pairs, doc)
         values = parse_values(space, raw)
@@ -166,6 +159,26 @@ def test_project_with_cp_sat_is_the_nearest_then_best_then_first(data: Any, doc:
         got, distance = actions.project(values, exhaustive_limit=0)
         assert tuple(got.get(p, 0) for p in pairs) == vector
         assert distance == d
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.data(), with_outcomes(combats(max_sources=3)), SIDES)
+def test_project_with_cp_sat_sees_what_the_damage_does(data: Any, doc: dict,
+                                                       side: str) -> None:
+    # Prevention, doublers, infect, lifelink, loss thresholds: the tie-break is the
+    # default objective of outcomes, through the search's own model of it.
+    from trample.solver.actions import Actions, parse_values
+
+    assume(_small(doc, side))
+    pairs, order = _space(doc, side)
+    space = api.space_of(doc, side)
+    raw = _values(data.draw, pairs, doc)
+    values = parse_values(space, raw)
+    vector, d = brute_actions.project(doc, side, pairs, order, values)
+    got, distance = Actions(space).project(values, exhaustive_limit=0)
+    assert tuple(got.get(p, 0) for p in pairs) == vector
+    assert distance == d
 
 
 def test_project_breaks_ties_by_objective_then_order() -> None:
