@@ -39,7 +39,14 @@ from math import comb, prod
 from trample.models.combat import brief_repr, check_id, field_name
 from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import Amounts
-from trample.solver.counting import Census, CountOutOfReach, Move, PartSpace, _record
+from trample.solver.counting import (
+    Census,
+    CountOutOfReach,
+    Move,
+    PartSpace,
+    _record,
+    compositions_count,
+)
 from trample.solver.masks import pair_order
 from trample.solver.objectives import DEFAULTS, evaluate
 from trample.solver.rules import LegalSpace, Source
@@ -181,12 +188,7 @@ def _ways(move: Move, source: Source, fixed: Mapping[str, int] | None) -> int:
     if reduced is None:
         return 0
     total, lowers, _ = reduced
-    free = total - sum(lowers)
-    if free < 0:
-        return 0
-    if not lowers:
-        return 1 if free == 0 else 0
-    return comb(free + len(lowers) - 1, len(lowers) - 1)
+    return compositions_count(total, lowers)
 
 
 def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]]
