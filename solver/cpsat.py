@@ -603,6 +603,15 @@ def _bound(solver: cp_model.CpSolver, code: cp_model.CpSolverStatus, weights: li
     top = floor(solver.best_objective_bound + 1e-6)
     if not weights:
         return [*proved[:stage], min(top, highs[stage]), *highs[stage + 1:]]
+    return weighted_bound_digits(top, weights, lows, spans)
+
+
+def weighted_bound_digits(top: int, weights: list[int], lows: list[int],
+                          spans: list[int]) -> list[int]:
+    """A bound ``top`` on the weighted sum, read back as a lexicographic bound per term:
+    digit by digit in the mixed radix of the weights, each term in [low, low + span]
+    (every backend's weighted bound reads back this way)."""
+    highs = [lo + span for lo, span in zip(lows, spans, strict=True)]
     rest = top - sum(w * lo for w, lo in zip(weights, lows, strict=True))
     out: list[int] = []
     for i, (w, lo, span) in enumerate(zip(weights, lows, spans, strict=True)):

@@ -24,7 +24,7 @@ import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
 
 from trample.solver.assignment import Amounts
-from trample.solver.cpsat import GroupResult, build_group
+from trample.solver.cpsat import GroupResult, build_group, weighted_bound_digits
 from trample.solver.objectives import evaluate
 from trample.solver.rules import LegalSpace, Source
 from trample.solver.search_settings import SHIPPED, SearchSettings
@@ -255,21 +255,6 @@ def _weighted(t: Translation, spans: list[int]) -> tuple[Linear, int, list[int]]
     return ({i: c for i, c in total.items() if c != 0}, 0), constant, weights
 
 
-def _digits(top: int, weights: list[int], lows: list[int], spans: list[int]) -> list[int]:
-    """A bound on the weighted sum read back as a lexicographic bound per term (as
-    :func:`trample.solver.cpsat._bound` reads CP-SAT's)."""
-    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
-    rest = top - sum(w * lo for w, lo in zip(weights, lows, strict=True))
-    out: list[int] = []
-    for i, (w, lo, span) in enumerate(zip(weights, lows, spans, strict=True)):
-        digit = max(rest // w, 0)
-        if digit > span:
-            return out + highs_of[i:]
-        out.append(lo + digit)
-        rest -= digit * w
-    return out
-
-
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 deadline: float | None = None, exclude: frozenset[str] = frozenset(),
                 hint: Amounts | None = None, settings: SearchSettings = SHIPPED,
@@ -363,7 +348,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if found is not None:
             best = found
         if weights:
-            bound = _digits(top_int + constant, weights, lows, spans)
+            bound = weighted_bound_digits(top_int + constant, weights, lows, spans)
         else:
             bound = [*proved, top_int + constant, *highs_of[stage + 1:]]
         break
