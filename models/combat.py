@@ -8,12 +8,15 @@ so that nothing downstream ever sees an inconsistent combat.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trample.models.errors import InputError
 from trample.models.keywords import (
     ASSIGNMENT_KEYWORDS,
+    BANDING,
+    BANDS_WITH_OTHER,
     DEATHTOUCH,
     DOUBLE_STRIKE,
     FIRST_STRIKE,
@@ -51,6 +54,11 @@ __all__ = [
 ]
 
 Step = Literal["first_strike", "regular"]
+Assigns = Literal["power", "toughness", "none"]
+ASSIGNS: tuple[Assigns, ...] = ("power", "toughness", "none")
+AssignedBy = Literal["controller", "opponent"]
+ASSIGNED_BY: tuple[AssignedBy, ...] = ("controller", "opponent")
+Chooser = Literal["attackers", "blockers"]
 STEPS: tuple[Step, ...] = ("first_strike", "regular")
 
 RECOGNIZED_KEYWORDS = ASSIGNMENT_KEYWORDS
@@ -90,6 +98,38 @@ class Creature:
     toxic: int = 0
     """Its total toxic value, the sum of its toxic N (702.164c); ``toxic N`` itself is not
     in ``keywords``."""
+    qualities: frozenset[str] = frozenset()
+    """Qualities a ``bands with other Q`` reads (702.22b), normalized as keywords are."""
+    assigns: Assigns = "power"
+    """How much combat damage it assigns (510.1a): its power, its toughness (Doran, the
+    Siege Tower; Assault Formation) or none."""
+    as_though_unblocked: bool = False
+    """An attacker whose controller may have it assign its combat damage as though it
+    weren't blocked (Thorn Elemental, Lone Wolf)."""
+    assigned_by: AssignedBy = "controller"
+    """``opponent``: an effect has the other side choose how its damage is assigned
+    (Defensive Formation)."""
+
+    @property
+    def amount(self) -> int:
+        """The combat damage it assigns (510.1a): its power, or its toughness with
+        ``assigns: toughness``, or 0 with ``assigns: none``; 0 or less assigns nothing."""
+        if self.assigns == "power":
+            return self.power
+        return self.toughness if self.assigns == "toughness" else 0
+
+    @property
+    def has_banding(self) -> bool:
+        """Banding (702.22a)."""
+        return BANDING in self.keywords
+
+    @property
+    def bands_with(self) -> frozenset[str]:
+        """The qualities ``Q`` of its ``bands with other Q`` (702.22b)."""
+        if not self.keywords:
+            return frozenset()
+        n = len(BANDS_WITH_OTHER)
+        return frozenset(k[n:] for k in self.keywords if k.startswith(BANDS_WITH_OTHER))
 
     def has(self, keyword: str) -> bool:
         """Whether the creature has ``keyword`` (already normalized)."""
@@ -207,6 +247,9 @@ class Combat:
     _blockers: dict[str, tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    _moved: dict[str, str] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         objects: tuple[Player | Creature | Planeswalker | Battle, ...] = (
@@ -218,6 +261,47 @@ class Combat:
                 blockers.setdefault(attacker, []).append(creature.id)
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
+        if any(c.assigned_by != "controller" or c.has_banding or c.bands_with
+               for c in self.creatures):
+            object.__setattr__(self, "_moved", self._find_moved())
+
+    def _find_moved(self) -> dict[str, str]:
+        """The creatures in combat whose damage the other side assigns, and why: "702.22j"
+        (an attacker blocked by a band's worth of blockers), "702.22k" (a blocker of a
+        band), or "effect" (``assigned_by: opponent``)."""
+        moved: dict[str, str] = {}
+        for c in self.creatures:
+            if c.is_attacking:
+                if _banded(self.creature(b) for b in self.blockers_of(c.id)):
+                    moved[c.id] = "702.22j"
+                elif c.assigned_by == "opponent":
+                    moved[c.id] = "effect"
+            elif c.is_blocking:
+                if _banded(self.creature(a) for a in c.blocking):
+                    moved[c.id] = "702.22k"
+                elif c.assigned_by == "opponent":
+                    moved[c.id] = "effect"
+        return moved
+
+    def chooser(self, creature: Creature) -> Chooser | None:
+        """The side that chooses how ``creature``'s combat damage is assigned: its
+        controller's (``attackers`` for an attacking creature, ``blockers`` for a blocking
+        one), or the other side's when banding (702.22j-k) or an effect moves the choice;
+        ``None`` for a creature neither attacking nor blocking."""
+        if creature.is_attacking:
+            own: Chooser = "attackers"
+        elif creature.is_blocking:
+            own = "blockers"
+        else:
+            return None
+        if creature.id in self._moved:
+            return "blockers" if own == "attackers" else "attackers"
+        return own
+
+    def moved_by(self, creature_id: str) -> str | None:
+        """Why the other side chooses ``creature_id``'s damage split: "702.22j", "702.22k",
+        "effect" (``assigned_by: opponent``), or ``None`` when its own side does."""
+        return self._moved.get(creature_id)
 
     # -- look-ups ---------------------------------------------------------------------
 
@@ -338,6 +422,20 @@ class Combat:
         return doc
 
 
+def _banded(creatures: Iterable[Creature]) -> bool:
+    """Whether these creatures (one's blockers, or the attackers it blocks) include one
+    with banding, or a Q creature with ``bands with other Q`` and another Q creature
+    (702.22j-k)."""
+    group = list(creatures)
+    for x in group:
+        if x.has_banding:
+            return True
+        for quality in x.bands_with & x.qualities:
+            if any(y is not x and quality in y.qualities for y in group):
+                return True
+    return False
+
+
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None}
 
@@ -355,6 +453,14 @@ def _creature_json(c: Creature) -> dict[str, Any]:
         d["blocked"] = c.blocked
     if c.blocking:
         d["blocking"] = list(c.blocking)
+    if c.qualities:
+        d["qualities"] = sorted(c.qualities)
+    if c.assigns != "power":
+        d["assigns"] = c.assigns
+    if c.as_though_unblocked:
+        d["as_though_unblocked"] = True
+    if c.assigned_by != "controller":
+        d["assigned_by"] = c.assigned_by
     return d
 
 
@@ -375,7 +481,8 @@ _PREVENTION_FIELDS = frozenset({"source", "target"})
 _MULTIPLIER_FIELDS = frozenset({"source", "target", "factor"})
 _LOSS_THRESHOLD_FIELDS = frozenset({"source", "player", "threshold", "already"})
 _CREATURE_FIELDS = frozenset({"id", "controller", "power", "toughness", "damage", "value",
-                              "keywords", "attacking", "blocked", "blocking", "name"})
+                              "keywords", "attacking", "blocked", "blocking", "name",
+                              "qualities", "assigns", "as_though_unblocked", "assigned_by"})
 _PLANESWALKER_FIELDS = frozenset({"id", "controller", "loyalty", "in_combat", "name"})
 _BATTLE_FIELDS = frozenset({"id", "protector", "defense", "in_combat", "name"})
 
@@ -483,8 +590,10 @@ def _parse_combat(document: object) -> Combat:
                              "blocks in all, the limit")
         # Built once, with the blocks as listed: they are checked below, and any that is
         # not an attacker this creature may block refuses the whole document.
+        qualities, assigns, unblocked, assigned_by = _parse_assignment_effects(obj)
         creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                            attacking, blocked, tuple(blocking), name, toxic)
+                            attacking, blocked, tuple(blocking), name, toxic, qualities,
+                            assigns, unblocked, assigned_by)
         parsed.append((obj, creature, blocking))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
@@ -548,6 +657,9 @@ def _parse_combat(document: object) -> Combat:
         if c.blocked is False and c.id in blocked_by:
             raise InputError(obj.sub("blocked"), f"is false, but {blocked_by[c.id][0]!r} "
                              f"blocks {c.id!r}")
+        if c.as_though_unblocked and c.attacking is None:
+            raise InputError(obj.sub("as_though_unblocked"), "only an attacking creature "
+                             "can assign its combat damage as though it weren't blocked")
 
     raw_step = top.raw("step")
     step: Step
@@ -561,11 +673,53 @@ def _parse_combat(document: object) -> Combat:
                          f"{brief_repr(raw_step)}")
 
     creature_ids = {c.id for c in creatures}
-    most_power = max((c.power for c in creatures), default=0)
+    most_power = max((max(c.power, c.toughness) for c in creatures), default=0)
     prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
                                                          most_power)
-    return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), step, prevention, multipliers, thresholds)
+    combat = Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
+                    tuple(battles), step, prevention, multipliers, thresholds)
+    for obj, c, _ in parsed:
+        if c.as_though_unblocked and combat.moved_by(c.id) is not None:
+            why = ("it is blocked by a creature with banding, so the defending player "
+                   "assigns its combat damage (702.22j)" if combat.moved_by(c.id) == "702.22j"
+                   else "its assigned_by is 'opponent'")
+            raise InputError(obj.sub("as_though_unblocked"), f"{why}; its controller's "
+                             "choice to assign as though it weren't blocked and the "
+                             "defending player's division of its damage are two choices "
+                             "trample does not model together, so this is refused")
+    return combat
+
+
+def _parse_assignment_effects(obj: _Obj) -> tuple[frozenset[str], Assigns, bool, AssignedBy]:
+    """``qualities``, ``assigns``, ``as_though_unblocked`` and ``assigned_by`` (combat/1
+    §10), with their defaults when absent."""
+    qualities: frozenset[str] = frozenset()
+    raw_qualities = obj.array("qualities")
+    if raw_qualities:
+        found = set()
+        for i, value in enumerate(raw_qualities):
+            text = check_text(value, f"{obj.sub('qualities')}[{i}]")
+            quality = normalize_keyword(text)
+            if not quality:
+                raise InputError(f"{obj.sub('qualities')}[{i}]", "must not be empty")
+            found.add(quality)
+        qualities = frozenset(found)
+    assigns_raw = obj.raw("assigns")
+    assigns: Assigns = "power"
+    if assigns_raw is not _MISSING and assigns_raw is not None:
+        if assigns_raw not in ASSIGNS:
+            raise InputError(obj.sub("assigns"), "must be 'power', 'toughness' or 'none', "
+                             f"not {brief_repr(assigns_raw)}")
+        assigns = "toughness" if assigns_raw == "toughness" else \
+            "none" if assigns_raw == "none" else "power"
+    by_raw = obj.raw("assigned_by")
+    assigned_by: AssignedBy = "controller"
+    if by_raw is not _MISSING and by_raw is not None:
+        if by_raw not in ASSIGNED_BY:
+            raise InputError(obj.sub("assigned_by"), "must be 'controller' or 'opponent', "
+                             f"not {brief_repr(by_raw)}")
+        assigned_by = "opponent" if by_raw == "opponent" else "controller"
+    return qualities, assigns, obj.boolean("as_though_unblocked") is True, assigned_by
 
 
 def _parse_effects(top: _Obj, seen: dict[str, _Obj], creature_ids: set[str],

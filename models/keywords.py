@@ -3,8 +3,9 @@
 Keywords are matched case-insensitively, with ``_``, ``-`` and runs of spaces equal
 (``Trample_Over-Planeswalkers`` is trample over planeswalkers). The keywords that change
 damage assignment (:data:`ASSIGNMENT_KEYWORDS`) and a few that a game needs later
-(:data:`LATER_KEYWORDS`) are recognized; banding is refused as unsupported; every other
-keyword (Flying, Ward 2, Protection from green, Landfall ...) is accepted and ignored.
+(:data:`LATER_KEYWORDS`) are recognized, and so are ``banding`` and ``bands with other Q``
+(702.22, for who assigns combat damage; ``Q`` is any quality text); every other keyword
+(Flying, Ward 2, Protection from green, Landfall ...) is accepted and ignored.
 
 A string that is not recognized but is close to a recognized keyword is refused as a
 typo rather than silently ignored, which would drop the ability from the combat: the same
@@ -40,7 +41,12 @@ LATER_KEYWORDS = frozenset({"infect", "wither", "lifelink", "toxic"})
 
 RECOGNIZED = ASSIGNMENT_KEYWORDS | LATER_KEYWORDS
 
-UNSUPPORTED_KEYWORDS = ("banding", "bands with other")
+BANDING = "banding"
+BANDS_WITH_OTHER = "bands with other "
+"""The prefix of ``bands with other Q`` (702.22b): ``Q`` is the rest of the keyword."""
+
+UNSUPPORTED_KEYWORDS: tuple[str, ...] = ()
+"""Keywords refused as unsupported (none: banding is supported since combat/1 §10)."""
 
 OTHER_KEYWORDS = frozenset("""
 deathtouch defender double strike enchant equip first strike flash flying haste hexproof
@@ -172,8 +178,13 @@ def read_keyword(raw: str) -> tuple[str, str | None]:
         if toxic and int(toxic.group(1)) >= 1:
             return f"toxic {int(toxic.group(1))}", None
         return "", f"{brief_repr(raw)}: toxic needs a number of at least 1"
-    if keyword.startswith(UNSUPPORTED_KEYWORDS):
-        return "", f"{brief_repr(raw)}: banding is not supported yet"
+    if keyword == BANDING:
+        return keyword, None
+    if keyword.startswith(BANDS_WITH_OTHER) or keyword == BANDS_WITH_OTHER.strip():
+        if not keyword[len(BANDS_WITH_OTHER):].strip():
+            return "", f"{brief_repr(raw)}: 'bands with other' needs a quality, as in " \
+                       "'bands with other legendary creatures'"
+        return keyword, None
     if keyword in OTHER_KEYWORDS or keyword in _OTHER_PHRASES:
         return keyword, None
     known = suggestion(keyword)

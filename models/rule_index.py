@@ -39,6 +39,8 @@ class Rule(StrEnum):
     R702_19D = "702.19d"
     R702_19E = "702.19e"
     R702_19F = "702.19f"
+    R702_22J = "702.22j"
+    R702_22K = "702.22k"
     R704 = "704"
     R714_3A = "714.3a"
     R714_3B = "714.3b"
@@ -80,7 +82,8 @@ SUMMARY: Mapping[Rule, str] = {
                   "or protect (checked on input)",
     Rule.R510_1: "for side `attackers` only attacking creatures assign, for `blockers` only "
                  "blocking ones",
-    Rule.R510_1A: "a creature assigns damage equal to its power, all of it; power 0 or less "
+    Rule.R510_1A: "a creature assigns damage equal to its power (its toughness with "
+                  "`assigns: toughness`, none with `assigns: none`), all of it; 0 or less "
                   "assigns nothing",
     Rule.R510_1B: "an unblocked attacker assigns all its damage to what it attacks",
     Rule.R510_1C: "a blocked attacker divides its damage among its blockers as its "
@@ -105,6 +108,12 @@ SUMMARY: Mapping[Rule, str] = {
                    "controller",
     Rule.R702_19F: "without trample over planeswalkers, nothing to the player when "
                    "attacking a planeswalker",
+    Rule.R702_22J: "an attacking creature blocked by a creature with banding (or by a Q "
+                   "creature with `bands with other Q` and another Q creature) has its "
+                   "damage assigned by the defending player: it belongs to side `blockers`",
+    Rule.R702_22K: "a blocking creature that blocks a creature with banding (or a Q "
+                   "creature with `bands with other Q` and another Q creature) has its "
+                   "damage assigned by the active player: it belongs to side `attackers`",
     Rule.R704: "state-based actions after damage: lethal and deathtouch damage destroy, "
                "a player at 0 life loses, and the rest of 704.5",
     Rule.R714_3A: "a Saga enters with a lore counter",
@@ -135,6 +144,8 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R702_19D: (f"{_RULES}._attacker_rows",),
     Rule.R702_19E: (f"{_RULES}._attacker_rows",),
     Rule.R702_19F: (f"{_RULES}._attacker_recipients", f"{_RULES}.Source.rule_against"),
+    Rule.R702_22J: ("trample.models.combat.Combat.chooser", f"{_RULES}.legal_space"),
+    Rule.R702_22K: ("trample.models.combat.Combat.chooser", f"{_RULES}.legal_space"),
     Rule.R704: ("trample.models.damage.check_state_based_actions",),
     Rule.R714_3A: ("trample.models.game._enter",),
     Rule.R714_3B: ("trample.models.sagas.begin_precombat_main",),

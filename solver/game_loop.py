@@ -33,8 +33,8 @@ from trample.solver.validate import Violation, violations
 def judge(combat: Combat, assignment: Mapping[tuple[str, str], int]) -> list[Violation]:
     """Every rule a split of both sides of one step breaks; empty means legal.
 
-    An attacking creature's entries are judged against the attackers' legal space, a
-    blocking creature's against the blockers'; a source in neither (not a creature in
+    A creature's entries are judged against the legal space of the side that chooses its
+    split (its controller's, or the other's under 702.22j-k); a source in neither (not a creature in
     this combat) assigns no combat damage (510.1).
     """
     by_side: dict[Side, Amounts] = {"attackers": {}, "blockers": {}}
@@ -48,7 +48,7 @@ def judge(combat: Combat, assignment: Mapping[tuple[str, str], int]) -> list[Vio
                                    f"assigns no combat damage, but it is assigned {amount} "
                                    f"to {combat.label(target)}"))
             continue
-        side: Side = "attackers" if combat.creature(source).is_attacking else "blockers"
+        side: Side = combat.chooser(combat.creature(source)) or "blockers"
         by_side[side][(source, target)] = amount
     for side in SIDES:
         found += violations(legal_space(combat, side), by_side[side])

@@ -25,6 +25,7 @@ from trample.models.combat import (
     Kind,
     Step,
 )
+from trample.models.errors import InputError
 from trample.models.rule_index import Rule
 
 # Python 3.11 finds an enum member through a descriptor on each access (about 0.25 us,
@@ -41,6 +42,17 @@ _R702_19B = Rule.R702_19B
 _R702_19C = Rule.R702_19C
 _R702_19E = Rule.R702_19E
 _R702_19F = Rule.R702_19F
+_R702_22J = Rule.R702_22J
+_R702_22K = Rule.R702_22K
+
+Mode = Literal["blocked", "unblocked"]
+"""How an attacker with ``as_though_unblocked`` assigns in one of its two sets of splits:
+as the blocked creature it is, or as though it weren't blocked (its legal splits are the
+union of both)."""
+
+MAX_ALTERNATIVES = 10
+"""Attackers with ``as_though_unblocked`` (and blockers) one request may hold: each doubles
+the sets of splits a request searches (and triples what an exact count adds up)."""
 
 T = TypeVar("T")
 
@@ -206,6 +218,13 @@ class LegalSpace:
     sources: tuple[Source, ...]
     idle: dict[str, tuple[Rule, str]]
     """Creatures that assign nothing here: id -> (rule, reason)."""
+    alternatives: tuple[str, ...] = ()
+    """Sources with two sets of splits (``as_though_unblocked`` and blocked): the space's
+    recipients and conditions are those of their blocked splits; :func:`mode_space` gives
+    the space with each of them fixed to one set. Empty when ``modes`` fixed them."""
+    modes: tuple[tuple[str, Mode], ...] = ()
+    """The set of splits each source with two was fixed to, when built by
+    :func:`mode_space`."""
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
@@ -461,17 +480,24 @@ def assigns_in_step(creature: Creature, step: Step) -> bool:
     return creature.has(DOUBLE_STRIKE) or not creature.has(FIRST_STRIKE)
 
 
-def legal_space(combat: Combat, side: Side) -> LegalSpace:
-    """Derive who assigns, to whom and under which conditions (SPEC §2)."""
+def legal_space(combat: Combat, side: Side,
+                modes: Mapping[str, Mode] | None = None) -> LegalSpace:
+    """Derive who assigns, to whom and under which conditions (SPEC §2, §10).
+
+    A creature belongs to the side that chooses its split (:meth:`Combat.chooser`: its
+    controller's, or the other side's under 702.22j-k or ``assigned_by``). A blocked
+    attacker with ``as_though_unblocked`` has two sets of splits: without ``modes`` its
+    blocked ones are the space's and its id is listed in :attr:`LegalSpace.alternatives`;
+    ``modes`` fixes each such attacker to one set (``unblocked``: as though it weren't
+    blocked, 510.1b, 702.19c, 702.19e)."""
     sources: list[Source] = []
     idle: dict[str, tuple[Rule, str]] = {}
+    alternatives: list[str] = []
+    moved = combat.moved_by
     for creature in combat.creatures:
-        on_side = creature.is_attacking if side == "attackers" else creature.is_blocking
-        if not on_side:
-            kind = "attacking" if side == "attackers" else "blocking"
-            article = "an" if side == "attackers" else "a"
-            idle[creature.id] = (_R510_1, f"is not {article} {kind} creature; for side "
-                                 f"'{side}' only {kind} creatures assign damage")
+        chooser = combat.chooser(creature)
+        if chooser != side:
+            idle[creature.id] = _not_chosen(combat, creature, side, chooser)
             continue
         if not assigns_in_step(creature, combat.step):
             if combat.step == "first_strike":
@@ -482,29 +508,114 @@ def legal_space(combat: Combat, side: Side) -> LegalSpace:
                       "the regular combat damage step"
             idle[creature.id] = (_R510_4, why)
             continue
-        if creature.power <= 0:
-            idle[creature.id] = (_R510_1A, f"has power {creature.power}, so it assigns no "
-                                 "combat damage")
+        amount = creature.amount
+        if amount <= 0:
+            if creature.assigns == "none":
+                why = "assigns no combat damage (an effect says so)"
+            elif creature.assigns == "toughness":
+                why = f"assigns damage equal to its toughness, {creature.toughness}, so it " \
+                      "assigns no combat damage"
+            else:
+                why = f"has power {creature.power}, so it assigns no combat damage"
+            idle[creature.id] = (_R510_1A, why)
             continue
         elsewhere: tuple[tuple[str, Rule], ...] = ()
-        if side == "attackers":
-            recipients, rule, elsewhere = _attacker_recipients(combat, creature)
+        if creature.is_attacking:
+            mode: Mode = "blocked"
+            if creature.as_though_unblocked and combat.is_blocked(creature):
+                if modes is None:
+                    alternatives.append(creature.id)
+                else:
+                    mode = modes.get(creature.id, "blocked")
+            recipients, rule, elsewhere = _attacker_recipients(combat, creature,
+                                                               mode == "unblocked")
         else:
             # 702.19a: trample does nothing for a blocker.
             recipients = tuple(Recipient(a, "creature") for a in creature.blocking)
             rule = _R510_1D
-        sources.append(Source(creature.id, creature.power, creature.has(DEATHTOUCH),
+        if moved(creature.id) is not None and rule in (_R510_1C, _R510_1D):
+            # 702.22j-k: the other player divides it, under the same rules.
+            rule = _R702_22J if creature.is_attacking else _R702_22K
+        sources.append(Source(creature.id, amount, creature.has(DEATHTOUCH),
                               recipients, rule, elsewhere))
-    return LegalSpace(combat, side, combat.step, tuple(sources), idle)
+    if len(alternatives) > MAX_ALTERNATIVES:
+        index = next(i for i, c in enumerate(combat.creatures)
+                     if c.id == alternatives[MAX_ALTERNATIVES])
+        raise InputError(
+            f"creatures[{index}].as_though_unblocked",
+            f"{len(alternatives)} blocked attackers may assign as though they weren't "
+            f"blocked: each doubles the sets of splits to search, and more than "
+            f"{MAX_ALTERNATIVES} in one request are refused")
+    chosen = tuple(sorted(modes.items())) if modes else ()
+    return LegalSpace(combat, side, combat.step, tuple(sources), idle, tuple(alternatives),
+                      chosen)
 
 
-def _attacker_recipients(combat: Combat, a: Creature) -> tuple[
+def mode_space(space: LegalSpace, modes: Mapping[str, Mode]) -> LegalSpace:
+    """``space`` with each attacker of :attr:`LegalSpace.alternatives` fixed to one set of
+    splits (``modes``; an attacker left out keeps its blocked splits), built once per
+    choice of modes."""
+    chosen = tuple(modes.get(a, "blocked") for a in space.alternatives)
+    key = "mode_space " + " ".join(chosen)
+    found = space.memo.get(key)
+    if found is None:
+        found = space.memo[key] = legal_space(space.combat, space.side,
+                                              dict(zip(space.alternatives, chosen,
+                                                       strict=True)))
+    assert isinstance(found, LegalSpace)
+    return found
+
+
+def modes_of(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> dict[str, Mode]:
+    """The set of splits that each attacker of :attr:`LegalSpace.alternatives` uses in
+    ``amounts``: its blocked splits when it assigns damage to one of its blockers, or when
+    it assigns nothing and has nothing to assign to as a blocked creature (510.1c); else
+    the splits as though it weren't blocked. A split that sends nothing to the blockers
+    and is legal as blocked is legal as unblocked too (all of it to what it attacks, or
+    past that planeswalker to its controller), so this choice loses no legal split."""
+    out: dict[str, Mode] = {}
+    combat = space.combat
+    for a in space.alternatives:
+        walls = combat.blockers_of(a)
+        if any(amounts.get((a, b), 0) > 0 for b in walls):
+            out[a] = "blocked"
+            continue
+        source = space.by_id[a]
+        assigns_any = any(amount > 0 for (s, _), amount in amounts.items() if s == a)
+        out[a] = "blocked" if not assigns_any and not source.recipients else "unblocked"
+    return out
+
+
+def _not_chosen(combat: Combat, creature: Creature, side: Side,
+                chooser: str | None) -> tuple[Rule, str]:
+    """Why a creature assigns nothing in a request of ``side`` that is not its chooser's."""
+    reason = combat.moved_by(creature.id)
+    if chooser is not None and reason == "702.22j":
+        return _R702_22J, ("is blocked by a creature with banding, so the defending player "
+                           "assigns its combat damage: it belongs to side 'blockers'")
+    if chooser is not None and reason == "702.22k":
+        return _R702_22K, ("blocks a creature with banding, so the active player assigns "
+                           "its combat damage: it belongs to side 'attackers'")
+    if chooser is not None and reason == "effect":
+        other = "the defending player" if creature.is_attacking else "the active player"
+        return _R510_1, (f"has its combat damage assigned by {other} (assigned_by "
+                         f"'opponent'): it belongs to side '{chooser}'")
+    if chooser is not None:
+        return _R510_1, (f"belongs to side '{chooser}', which assigns its combat damage, "
+                         f"not '{side}'")
+    kind = "attacking" if side == "attackers" else "blocking"
+    article = "an" if side == "attackers" else "a"
+    return _R510_1, (f"is not {article} {kind} creature; for side '{side}' only {kind} "
+                     "creatures assign damage")
+
+
+def _attacker_recipients(combat: Combat, a: Creature, unblocked: bool = False) -> tuple[
         tuple[Recipient, ...], Rule, tuple[tuple[str, Rule], ...]]:
     """An attacking creature's recipients, the rule that decides them (the most specific
     row of the table of 510.1b-c and 702.19b-e applies) and the targets it may not assign
     to under a more specific rule (702.19f)."""
     assert a.attacking is not None
-    recipients, rule = _attacker_rows(combat, a)
+    recipients, rule = _attacker_rows(combat, a, unblocked)
     elsewhere: tuple[tuple[str, Rule], ...] = ()
     if combat.kind(a.attacking) == "planeswalker" and not a.has(TRAMPLE_OVER_PLANESWALKERS):
         # 702.19f: without trample over planeswalkers, nothing to the planeswalker's
@@ -513,8 +624,10 @@ def _attacker_recipients(combat: Combat, a: Creature) -> tuple[
     return recipients, rule, elsewhere
 
 
-def _attacker_rows(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], Rule]:
-    """The rows for an attacking creature; the most specific row applies."""
+def _attacker_rows(combat: Combat, a: Creature,
+                   unblocked: bool = False) -> tuple[tuple[Recipient, ...], Rule]:
+    """The rows for an attacking creature; the most specific row applies. ``unblocked``:
+    the rows of an attacker that assigns as though it weren't blocked."""
     assert a.attacking is not None
     target = a.attacking
     kind = combat.kind(target)
@@ -523,7 +636,7 @@ def _attacker_rows(combat: Combat, a: Creature) -> tuple[tuple[Recipient, ...], 
     controller = combat.planeswalker(target).controller if kind == "planeswalker" else None
     blockers = combat.blockers_of(a.id)
 
-    if not combat.is_blocked(a):
+    if unblocked or not combat.is_blocked(a):
         if live and top_on_walker:
             assert controller is not None
             return (Recipient(target, kind),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trample.models.rule_index import Rule
-from trample.solver.rules import LegalSpace
+from trample.solver.rules import LegalSpace, mode_space, modes_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,11 @@ def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> lis
 def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
                    ) -> Iterator[Violation]:
     """The violations of ``amounts`` one at a time, in the order :func:`violations` lists
-    them (a caller that wants only the first few stops early)."""
+    them (a caller that wants only the first few stops early). An attacker that may
+    assign as though it weren't blocked is judged by the set of splits its own split
+    belongs to (:func:`~trample.solver.rules.modes_of`)."""
+    if space.alternatives:
+        space = mode_space(space, modes_of(space, amounts))
     combat = space.combat
     label = combat.label
     given: dict[str, int] = {}

@@ -87,7 +87,7 @@ WRONG: dict[str, list[Any]] = {
     "target": [v for v in NOT_IDS if v is not None] + ["ghost"],  # null: not attacking
     "boolean": NOT_BOOLEANS,
     "string": NOT_STRINGS,
-    "keywords": [*NOT_LISTS, [3], [None], [[]], ["banding"], ["Bands_With-Other"]],
+    "keywords": [*NOT_LISTS, [3], [None], [[]], ["Bands_With-Other"], ["Trampel"]],
     "blocking": [*NOT_LISTS, [3], [None], ["ghost"], [[]], [""]],
 }
 PARSE_ORDER = ("players", "planeswalkers", "battles", "creatures")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from trample.models.combat import Combat
 from trample.models.errors import InputError
 from trample.solver import api
 
@@ -234,12 +235,16 @@ def test_input_error_names_the_field() -> None:
     assert str(info.value) == "creatures[2].blocking[0]: 'ghost' is not an attacking creature"
 
 
-@pytest.mark.parametrize("keyword", ["Banding", "bands with other legendary creatures",
-                                     "Bands_With-Other Dinosaurs"])
-def test_banding_is_refused(keyword: str) -> None:
+@pytest.mark.parametrize(("keyword", "read"), [
+    ("Banding", "banding"),
+    ("bands with other legendary creatures", "bands with other legendary creatures"),
+    ("Bands_With-Other Dinosaurs", "bands with other dinosaurs")])
+def test_banding_keywords_are_read(keyword: str, read: str) -> None:
+    """702.22: banding only moves who divides damage; an unblocked attacker with it
+    still has its one split."""
     doc = combat(creature("a", "ap", 2, 2, keywords=[keyword], attacking="dp"))
-    with pytest.raises(InputError, match="not supported yet"):
-        api.count(doc)
+    assert Combat.from_json(doc).creature("a").keywords == {read}
+    assert api.count(doc)["count"] == 1
 
 
 @pytest.mark.parametrize("spelling", ["trample over planeswalkers",
