@@ -261,9 +261,12 @@ class Combat:
                 blockers.setdefault(attacker, []).append(creature.id)
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
-        if any(c.assigned_by != "controller" or c.has_banding or c.bands_with
-               for c in self.creatures):
-            object.__setattr__(self, "_moved", self._find_moved())
+        for c in self.creatures:
+            # Cheap first: most documents have neither banding nor assigned_by.
+            if c.assigned_by != "controller" or (
+                    c.keywords and any(k.startswith("band") for k in c.keywords)):
+                object.__setattr__(self, "_moved", self._find_moved())
+                break
 
     def _find_moved(self) -> dict[str, str]:
         """The creatures in combat whose damage the other side assigns, and why: "702.22j"
@@ -297,6 +300,12 @@ class Combat:
         if creature.id in self._moved:
             return "blockers" if own == "attackers" else "attackers"
         return own
+
+    @property
+    def moved(self) -> dict[str, str]:
+        """Every creature whose damage the other side assigns, and why (see
+        :meth:`moved_by`); empty in most combats."""
+        return self._moved
 
     def moved_by(self, creature_id: str) -> str | None:
         """Why the other side chooses ``creature_id``'s damage split: "702.22j", "702.22k",
@@ -590,10 +599,16 @@ def _parse_combat(document: object) -> Combat:
                              "blocks in all, the limit")
         # Built once, with the blocks as listed: they are checked below, and any that is
         # not an attacker this creature may block refuses the whole document.
-        qualities, assigns, unblocked, assigned_by = _parse_assignment_effects(obj)
-        creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                            attacking, blocked, tuple(blocking), name, toxic, qualities,
-                            assigns, unblocked, assigned_by)
+        data = obj.data
+        if ("assigns" in data or "qualities" in data or "as_though_unblocked" in data
+                or "assigned_by" in data):
+            qualities, assigns, unblocked, assigned_by = _parse_assignment_effects(obj)
+            creature = Creature(cid, controller, power, toughness, damage, value, keywords,
+                                attacking, blocked, tuple(blocking), name, toxic, qualities,
+                                assigns, unblocked, assigned_by)
+        else:
+            creature = Creature(cid, controller, power, toughness, damage, value, keywords,
+                                attacking, blocked, tuple(blocking), name, toxic)
         parsed.append((obj, creature, blocking))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
@@ -678,7 +693,7 @@ def _parse_combat(document: object) -> Combat:
                                                          most_power)
     combat = Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
                     tuple(battles), step, prevention, multipliers, thresholds)
-    for obj, c, _ in parsed:
+    for obj, c, _ in parsed if combat.moved else ():
         if c.as_though_unblocked and combat.moved_by(c.id) is not None:
             why = ("it is blocked by a creature with banding, so the defending player "
                    "assigns its combat damage (702.22j)" if combat.moved_by(c.id) == "702.22j"

@@ -493,11 +493,14 @@ def legal_space(combat: Combat, side: Side,
     sources: list[Source] = []
     idle: dict[str, tuple[Rule, str]] = {}
     alternatives: list[str] = []
-    moved = combat.moved_by
+    moved = combat.moved
+    attackers = side == "attackers"
     for creature in combat.creatures:
-        chooser = combat.chooser(creature)
-        if chooser != side:
-            idle[creature.id] = _not_chosen(combat, creature, side, chooser)
+        mine = (creature.attacking is not None) if attackers else bool(creature.blocking)
+        if moved:
+            mine = combat.chooser(creature) == side
+        if not mine:
+            idle[creature.id] = _not_chosen(combat, creature, side, combat.chooser(creature))
             continue
         if not assigns_in_step(creature, combat.step):
             if combat.step == "first_strike":
@@ -508,7 +511,7 @@ def legal_space(combat: Combat, side: Side,
                       "the regular combat damage step"
             idle[creature.id] = (_R510_4, why)
             continue
-        amount = creature.amount
+        amount = creature.power if creature.assigns == "power" else creature.amount
         if amount <= 0:
             if creature.assigns == "none":
                 why = "assigns no combat damage (an effect says so)"
@@ -533,7 +536,7 @@ def legal_space(combat: Combat, side: Side,
             # 702.19a: trample does nothing for a blocker.
             recipients = tuple(Recipient(a, "creature") for a in creature.blocking)
             rule = _R510_1D
-        if moved(creature.id) is not None and rule in (_R510_1C, _R510_1D):
+        if moved and creature.id in moved and rule in (_R510_1C, _R510_1D):
             # 702.22j-k: the other player divides it, under the same rules.
             rule = _R702_22J if creature.is_attacking else _R702_22K
         sources.append(Source(creature.id, amount, creature.has(DEATHTOUCH),
@@ -589,7 +592,7 @@ def modes_of(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> dict[
 def _not_chosen(combat: Combat, creature: Creature, side: Side,
                 chooser: str | None) -> tuple[Rule, str]:
     """Why a creature assigns nothing in a request of ``side`` that is not its chooser's."""
-    reason = combat.moved_by(creature.id)
+    reason = combat.moved_by(creature.id) if combat.moved else None
     if chooser is not None and reason == "702.22j":
         return _R702_22J, ("is blocked by a creature with banding, so the defending player "
                            "assigns its combat damage: it belongs to side 'blockers'")
@@ -600,9 +603,6 @@ def _not_chosen(combat: Combat, creature: Creature, side: Side,
         other = "the defending player" if creature.is_attacking else "the active player"
         return _R510_1, (f"has its combat damage assigned by {other} (assigned_by "
                          f"'opponent'): it belongs to side '{chooser}'")
-    if chooser is not None:
-        return _R510_1, (f"belongs to side '{chooser}', which assigns its combat damage, "
-                         f"not '{side}'")
     kind = "attacking" if side == "attackers" else "blocking"
     article = "an" if side == "attackers" else "a"
     return _R510_1, (f"is not {article} {kind} creature; for side '{side}' only {kind} "
