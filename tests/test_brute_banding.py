@@ -173,6 +173,27 @@ def test_banding_defender_spreads_the_damage_to_keep_a_creature():
     assert best(doc, BLOCKERS, terms) == ((0, 2, 0, 0), 2)
 
 
+def test_lethal_is_judged_over_the_requesting_sides_assignment_only():
+    # ap's 3/3 u is blocked by dp's 1/1 banding b1 and 0/2 b2; ap's 3/3 trampler v is
+    # blocked by b2 alone. u's damage is dp's to divide (702.22j), v's is ap's. In ap's
+    # request v may trample over only once b2 (toughness 2) is lethally assigned by ap's
+    # own splits: b2 a = 2 or 3, dp 3 - a; whatever dp would put on b2 with u does not
+    # count. 2 assignments. In dp's: u's 3 between b1 and b2 (4 ways), b1's 1 to u.
+    doc = combat([
+        creature("u", "ap", 3, 3, attacking="dp"),
+        creature("v", "ap", 3, 3, keywords=["trample"], attacking="dp"),
+        creature("b1", "dp", 1, 1, keywords=["banding"], blocking=["u"]),
+        creature("b2", "dp", 0, 2, blocking=["u", "v"]),
+    ])
+    assert [brute.chooser_side(doc, c) for c in ("u", "v", "b1", "b2")] \
+        == [BLOCKERS, ATTACKERS, BLOCKERS, BLOCKERS]
+    assert legal_set(doc, ATTACKERS) == {A(("v", "b2", 3)),
+                                         A(("v", "b2", 2), ("v", "dp", 1))}
+    assert not brute.is_legal(doc, ATTACKERS, {("v", "dp"): 3})
+    assert legal_set(doc, BLOCKERS) == {A(("u", "b1", k), ("u", "b2", 3 - k), ("b1", "u", 1))
+                                        for k in range(4)}
+
+
 # ---------------------------------------------------------------------------
 # 702.22k: a band blocked by one creature
 # ---------------------------------------------------------------------------
@@ -646,3 +667,46 @@ def test_as_though_unblocked_is_the_union_of_two_documents(doc, data):
     expected = set(brute.legal_assignments(doc, ATTACKERS)) \
         | set(brute.legal_assignments(unblocked, ATTACKERS))
     assert legal_set(flagged, ATTACKERS) == expected
+
+
+@st.composite
+def banded_combats(draw):
+    """A small combat with §10's fields sprinkled over it: banding, bands with other,
+    qualities, assigns, assigned_by, and as_though_unblocked where it is allowed."""
+    doc = copy.deepcopy(draw(strategies.combats(max_sources=3, rich=True)))
+    for c in doc["creatures"]:
+        roll = draw(st.integers(0, 9))
+        if roll == 0:
+            c["keywords"] = [*c.get("keywords", []), "Banding"]
+        elif roll == 1:
+            c["keywords"] = [*c.get("keywords", []), "Bands with other Legendary"]
+        if draw(st.booleans()):
+            c["qualities"] = ["legendary"]
+        c["assigns"] = draw(st.sampled_from(["power", "power", "toughness", "none"]))
+        if draw(st.integers(0, 4)) == 0:
+            c["assigned_by"] = "opponent"
+    for c in doc["creatures"]:
+        if c.get("attacking") is not None and draw(st.booleans()) \
+                and brute.chooser_side(doc, c["id"]) == ATTACKERS:
+            c["as_though_unblocked"] = True
+    return doc
+
+
+def _small(doc, side):
+    return all(brute.assigned_amount(c) <= 6 for c in doc["creatures"]) \
+        and strategies.split_count(doc, side) <= 1500
+
+
+@FAST
+@given(banded_combats(), st.sampled_from([ATTACKERS, BLOCKERS]), st.data())
+def test_judging_agrees_with_enumerating(doc, side, data):
+    # Every legal assignment comes from creatures that belong to the side; an assignment
+    # is legal exactly when the enumeration lists it.
+    if not _small(doc, side):
+        return
+    legal = legal_set(doc, side)
+    for assignment in legal:
+        assert all(brute.chooser_side(doc, s) == side for s, _t, _n in assignment)
+    proposal = data.draw(strategies.proposals(doc, side))
+    positive = frozenset((s, t, n) for (s, t), n in proposal.items() if n > 0)
+    assert brute.is_legal(doc, side, proposal) == (positive in legal)
