@@ -622,6 +622,23 @@ def test_plan_banding_blocker_dead_after_first_strike_gives_the_choice_back():
     assert brute_plan.plan_value(doc) == (0, 1, 1, 0, 0, 0, 5, 0, 0, 0)
 
 
+def test_plan_band_divides_the_blockers_damage_in_the_regular_step():
+    # ap's 2/4 first strike a1 and 2/2 a2, both with banding, attack dp; dp's 3/3 b
+    # blocks both. First strike: a1 gives b 2 (3 toughness: lives); b does not strike
+    # first. Regular: a2 gives b 2 (4 in all: b dies); b's 3 is ap's to divide (702.22k):
+    # all 3 on a1 (toughness 4) and both attackers live.
+    doc = combat([
+        creature("a1", "ap", 2, 4, keywords=["banding", "first strike"], attacking="dp"),
+        creature("a2", "ap", 2, 2, keywords=["banding"], attacking="dp"),
+        creature("b", "dp", 3, 3, blocking=["a1", "a2"]),
+    ])
+    assert brute_plan.plan_value(doc) == (0, 1, 2, 0, 0, 0, 0, 0, 0, 0)
+    # The control: without banding dp divides b's 3 and puts 2 or more on a2.
+    for c in doc["creatures"][:2]:
+        c["keywords"] = [k for k in c["keywords"] if k != "banding"]
+    assert brute_plan.plan_value(doc) == (0, 1, 1, 0, 0, 0, 0, 0, 0, 0)
+
+
 # ---------------------------------------------------------------------------
 # Consistency on generated documents
 # ---------------------------------------------------------------------------
