@@ -6,11 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_brute_banding import _small, banded_combats
 
 from trample.models.combat import Combat
 from trample.models.errors import InputError
 from trample.solver import api
 from trample.solver.rules import legal_space, mode_space, modes_of
+
+import brute
+import strategies
 
 Doc = dict[str, Any]
 
@@ -151,3 +157,24 @@ def test_the_fields_survive_a_round_trip() -> None:
           qualities=["Legendary"]),
         c("b", "dp", 2, 2, blocking=["a"], assigned_by="opponent")))
     assert Combat.from_json(combat.to_json()) == combat
+
+
+# -- against the independent brute force ------------------------------------------------
+
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(banded_combats(), st.sampled_from(["attackers", "blockers"]), st.data())
+def test_validate_agrees_with_the_brute_force(doc: Doc, side: str, data: st.DataObject) -> None:
+    """Who chooses, how much, and the union of an attacker's two kinds of split: the
+    validator's verdict is the brute force's, on legal splits and on near misses."""
+    if not _small(doc, side):
+        return
+    combat = Combat.from_json(doc)
+    space = legal_space(combat, side)  # type: ignore[arg-type]
+    assert {s.id for s in space.sources} == {s for s, _ in brute.assigning_sources(doc, side)}
+    for _ in range(3):
+        proposal = data.draw(strategies.proposals(doc, side))
+        entries = [{"source": s, "target": t, "amount": n} for (s, t), n in proposal.items()]
+        verdict = api.validate(doc, entries, side=side)  # type: ignore[arg-type]
+        assert verdict["legal"] is brute.is_legal(doc, side, proposal), (proposal, verdict)
