@@ -7,7 +7,8 @@ Hunt"); all of a band attack the same player, planeswalker or battle (702.22d). 
 declared a band lasts for the rest of combat even if a member loses banding (702.22e), so
 only :func:`check_band` (at declaration) reads the members' abilities; a member removed
 from combat leaves its band (702.22f), and a creature that blocks one member blocks every
-member still in the band (702.22h): :func:`band_members` gives that set.
+member still in the band (702.22h):
+:meth:`~trample.models.game.CombatDeclaration.blocked_by` gives that set.
 
 The abilities read here are those of the face that is up (a face-down permanent has none,
 708.2a): banding and "bands with other Q" as keywords and in the Oracle text, Doran, the
@@ -22,7 +23,7 @@ solver's rule (702.22j-k).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -140,11 +141,6 @@ def check_band(state: GameState, members: Sequence[str], path: str) -> None:
                      "is creatures with banding and at most one without, or creatures that "
                      "share a quality Q of which one has \"bands with other Q\" "
                      f"(702.22c){shared}")
-
-
-def band_members(bands: Iterable[Sequence[str]]) -> Mapping[str, tuple[str, ...]]:
-    """Each declared band member -> every member of its band, in declaration order."""
-    return {member: tuple(band) for band in bands for member in band}
 
 
 def doran_on_battlefield(state: GameState) -> bool:

@@ -204,13 +204,14 @@ def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "
             raise InputError(at("attacks", aid), f"{target!r} is not a defending player, "
                              "nor a planeswalker or battle recorded in defenders")
     _check_bands(combat, at("bands"))
+    members = combat.band_members()
     blockers: set[str] = set()
     total = 0
     for bid, attacked in combat.blocks:
         if bid in blockers or bid in players:
             raise InputError(at("blocks", bid), f"{bid!r} is listed twice or is a player id")
         blockers.add(bid)
-        blocked = len(combat.blocked_by(attacked))
+        blocked = len(combat.blocked_by(attacked, members))
         total += blocked
         # combat/1's limits, so that the combat of a step is one the solver takes (a band
         # counts each member its blocker blocks, 702.22h).
@@ -310,7 +311,9 @@ def _combat_and_fields(state: GameState, step: str | None,
     defending = combat.defending_players()
     # 702.22h: a blocker of one member of a band blocks every member; a member removed
     # from combat is no longer in the band (702.22f), so only those still attacking count.
-    declared_blocked = {a for _, attacked in combat.blocks for a in combat.blocked_by(attacked)}
+    members = combat.band_members()
+    declared_blocked = {a for _, attacked in combat.blocks
+                        for a in combat.blocked_by(attacked, members)}
     blocking: dict[str, tuple[Permanent, tuple[str, ...]]] = {}
     blocked_now: set[str] = set()
     for bid, attacked in combat.blocks:
@@ -320,7 +323,7 @@ def _combat_and_fields(state: GameState, step: str | None,
         # A blocker stays in combat with the attackers it blocks that are still attacking
         # and whose defending player still controls it (506.4: a change of control
         # removes it from combat).
-        still = tuple(a for a in combat.blocked_by(attacked)
+        still = tuple(a for a in combat.blocked_by(attacked, members)
                       if a in attacking and defending.get(a) == perm.controller)
         if still:
             blocking[bid] = (perm, still)
@@ -371,6 +374,8 @@ def _assignment_fields(state: GameState, perms: Sequence[Permanent],
     # Every quality some "bands with other" in combat names: a creature without the
     # ability that has one still counts for 702.22j-k ("another Q creature").
     named = dict.fromkeys(q for found in abilities.values() for q in found)
+    blocked = {a for c in creatures for a in c.blocking}
+    blocked.update(c.id for c in creatures if c.blocked is True)
     fields: Fields = {}
     for perm, creature in zip(perms, creatures, strict=True):
         entry: dict[str, Any] = {}
@@ -383,9 +388,8 @@ def _assignment_fields(state: GameState, perms: Sequence[Permanent],
             entry["qualities"] = qualities
         if toughness:
             entry["assigns"] = "toughness"
-        blocked = creature.blocked is True or any(
-            creature.id in c.blocking for c in creatures)
-        if creature.is_attacking and blocked and assigns_as_though_unblocked(perm):
+        if creature.is_attacking and creature.id in blocked and \
+                assigns_as_though_unblocked(perm):
             entry["as_though_unblocked"] = True
         if entry:
             fields[creature.id] = entry

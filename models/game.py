@@ -285,12 +285,20 @@ class CombatDeclaration:
                 return band
         return (attacker,)
 
-    def blocked_by(self, attacked: tuple[str, ...]) -> tuple[str, ...]:
+    def band_members(self) -> dict[str, tuple[str, ...]]:
+        """Each member of a declared band -> every member of its band."""
+        return {member: band for band in self.bands for member in band}
+
+    def blocked_by(self, attacked: tuple[str, ...],
+                   members: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
         """The attackers a blocker declared to block ``attacked`` blocks: each of them and
-        every other member of its band (702.22h), each once."""
+        every other member of its band (702.22h), each once. ``members`` is
+        :meth:`band_members`, given by callers that expand many blocks."""
         if not self.bands:
             return attacked
-        return tuple(dict.fromkeys(m for a in attacked for m in self.band_of(a)))
+        if members is None:
+            members = self.band_members()
+        return tuple(dict.fromkeys(m for a in attacked for m in members.get(a, (a,))))
 
     def blockers_of(self, attacker: str) -> tuple[str, ...]:
         """The creatures declared as blockers of ``attacker`` or of a member of its band."""

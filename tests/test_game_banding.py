@@ -16,6 +16,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -512,6 +513,47 @@ def test_serve_apply_refuses_an_illegal_band() -> None:
     assert answer is not None
     assert answer["error"]["code"] == serve.INVALID_PARAMS
     assert "action.bands[0]" in answer["error"]["message"]
+
+
+def _document_calls(n: int) -> int:
+    """Python calls made reading a state of ``n`` bands of two Benalish Heroes, each band
+    blocked through one member, and writing its combat document."""
+    state = new_game(("ap", "dp"))
+    hero, bears = get_card("Benalish Hero"), get_card("Grizzly Bears")
+    attacks: dict[str, str] = {}
+    bands, blocks = [], {}
+    for _ in range(n):
+        state, a, _ = enter_card(state, hero, "ap")
+        state, b, _ = enter_card(state, hero, "ap")
+        state, w, _ = enter_card(state, bears, "dp")
+        attacks.update({a: "dp", b: "dp"})
+        bands.append([a, b])
+        blocks[w] = [b]
+    state, _ = declare_combat(state, attacks, blocks, bands)
+    doc = state_to_json(state)
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:
+        # Every line run, loop iterations included, so that a scan of the bands per
+        # block shows even inside a comprehension (which makes no call).
+        nonlocal count
+        count += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        written = combat_document(state_from_json(doc))
+    finally:
+        sys.settrace(None)
+    assert len(written["creatures"]) == 3 * n
+    return count
+
+
+def test_bands_cost_linear_operations() -> None:
+    # Expanding blocks over bands looks members up, not scans them: four times the bands
+    # cost about four times the lines run, not sixteen.
+    small, large = _document_calls(100), _document_calls(400)
+    assert large < 6 * small, (small, large)
 
 
 # -- read by the combat/1 reader -----------------------------------------------------------
