@@ -27,13 +27,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .cards import get_card
 from .errors import InputError
-from .game import GameState, Permanent
+from .events import Event
+from .game import GameState, Permanent, Transition, Trigger, create_token, put_trigger
 
 BANDING = "banding"
 BANDS_WITH_OTHER = "bands with other"
 DORAN = "Doran, the Siege Tower"
 THORN_ELEMENTAL = "Thorn Elemental"
+MASTER_OF_THE_HUNT = "Master of the Hunt"
+WOLVES_OF_THE_HUNT = "Wolves of the Hunt"
+"""The token Master of the Hunt's ability creates (bundled as a token definition)."""
+CREATE_WOLVES = "create_wolves"
+"""The ``ability`` of Master of the Hunt's activated ability waiting on the stack."""
 
 _BANDS_WITH_OTHER_LINE = re.compile(r"^\s*bands with other\s+([^(\n]+?)\s*(?:\(.*)?$",
                                     re.IGNORECASE)
@@ -153,3 +160,22 @@ def assigns_as_though_unblocked(perm: Permanent) -> bool:
     """Whether ``perm``'s controller may have it assign its combat damage as though it
     weren't blocked (Thorn Elemental)."""
     return perm.name == THORN_ELEMENTAL
+
+
+def activate_master_of_the_hunt(state: GameState, object_id: str) -> Transition:
+    """Activate Master of the Hunt's "{2}{G}{G}: Create a 1/1 green Wolf creature token
+    named Wolves of the Hunt" (its mana cost is not modelled): the ability waits on the
+    stack until :func:`~trample.models.seeds.resolve_trigger` resolves it."""
+    perm = state.permanent(object_id)
+    if perm.name != MASTER_OF_THE_HUNT:
+        raise InputError("object", f"{object_id!r} is not a Master of the Hunt with its "
+                                   "ability")
+    return put_trigger(state, CREATE_WOLVES, object_id, perm.controller)
+
+
+def create_wolves(state: GameState, trigger: Trigger) -> tuple[GameState, list[Event], bool]:
+    """Resolve Master of the Hunt's ability: its controller creates a Wolves of the Hunt
+    token (even if Master has left the battlefield: the ability is independent of its
+    source, 113.7a)."""
+    state, events = create_token(state, get_card(WOLVES_OF_THE_HUNT), trigger.controller)
+    return state, events, False

@@ -56,6 +56,7 @@ event ``{"event": "Transformed", ...}``)::
      "mode": "creature", "counter_target": "o9"}             # choices only where they apply
     {"action": "resolve_chapter", "object": "o5", "chapter": 2, "target": "o8"}
     {"action": "activate_transform", "object": "o5"}        # "{2}: Transform this artifact."
+    {"action": "activate_master_of_the_hunt", "object": "o5"}  # a Wolves of the Hunt token
     {"action": "orochi_attack_trigger", "object": "o5", "mode": "noncreature",
      "target": "o3", "counter_target": "o8"}
     {"action": "declare_combat", "attacks": {"o5": "dp", "o6": "dp"},
@@ -101,6 +102,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assignment import Assignment
+from .banding import activate_master_of_the_hunt
 from .cards import BANDING_KEYWORDS, Card, bundled_cards, card_from_json
 from .combat import MAX_BLOCKS_PER_CREATURE, STEPS
 from .combat_steps import (
@@ -670,6 +672,9 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
                             _opt_str(a, "target", ""))),
     "activate_transform": (frozenset({"object"}),
                            lambda s, a: activate_transform_ability(s, _str(a, "object", ""))),
+    "activate_master_of_the_hunt": (frozenset({"object"}),
+                                    lambda s, a: activate_master_of_the_hunt(
+                                        s, _str(a, "object", ""))),
     "orochi_attack_trigger": (frozenset({"object", "mode", "target", "counter_target"}),
                               lambda s, a: orochi_attack_trigger(
                                   s, _str(a, "object", ""), _str(a, "mode", ""),

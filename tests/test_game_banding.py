@@ -124,6 +124,35 @@ def test_master_of_the_hunt_and_its_wolves() -> None:
     assert not quality.held_by(state.permanent(master_id))
 
 
+def test_master_of_the_hunt_makes_wolves_that_band() -> None:
+    state, (master, hero) = battlefield(("Master of the Hunt", "ap"), ("Benalish Hero", "ap"))
+    doc = state_to_json(state)
+    for _ in range(2):
+        out = apply(doc, {"action": "activate_master_of_the_hunt", "object": master})
+        (trigger,) = [e["trigger"] for e in out["events"] if e["event"] == "AbilityTriggered"]
+        out = apply(out["state"], {"action": "resolve_trigger", "trigger": trigger})
+        assert [e["event"] for e in out["events"]] == ["TokenCreated", "AbilityResolved"]
+        doc = out["state"]
+    wolves = [b for b in doc["battlefield"] if b["card"] == WOLVES]
+    assert len(wolves) == 2 and all(w["token"] and w["controller"] == "ap" for w in wolves)
+    # Summoning sick as they enter; a turn later they attack in a band.
+    turned = apply(doc, {"action": "begin_turn", "player": "ap"})["state"]
+    w1, w2 = (w["id"] for w in wolves)
+    attacks = {w1: "dp", w2: "dp", master: "dp"}
+    out = apply(turned, {"action": "declare_combat", "attacks": attacks, "bands": [[w1, w2]]})
+    assert out["state"]["combat"]["bands"] == [[w1, w2]]
+    # Master of the Hunt has no banding and is not named Wolves of the Hunt.
+    refused(lambda: apply(turned, {"action": "declare_combat", "attacks": attacks,
+                                   "bands": [[w1, w2, master]]}), "action.bands[0]",
+            "702.22c")
+    # With a Benalish Hero, a Wolf is the one member without banding.
+    out = apply(turned, {"action": "declare_combat", "attacks": {w1: "dp", hero: "dp"},
+                         "bands": [[hero, w1]]})
+    assert out["state"]["combat"]["bands"] == [[hero, w1]]
+    refused(lambda: apply(doc, {"action": "activate_master_of_the_hunt", "object": hero}),
+            "action.object", "not a Master of the Hunt")
+
+
 def test_cards_with_banding_keywords_load() -> None:
     # Scryfall lists "Banding" and a bare "Bands with other"; the text names the quality.
     card = load_card({"name": "Test Fixture Shelter Legend", "layout": "normal",
