@@ -638,3 +638,16 @@ def test_doran_deals_damage_by_toughness() -> None:
     dealt = [e for e in out["events"] if e["event"] == "DamageDealt"]
     assert {(e["source"], e["target"], e["amount"]) for e in dealt} == {
         (doran, bears, 5), (bears, doran, 2)}
+
+
+def test_thorn_elemental_blocked_by_banding_is_refused_not_guessed() -> None:
+    # 702.22j gives the defending player the division while Thorn Elemental's controller
+    # has its own choice: combat/1 does not combine the two, and the game says so rather
+    # than drop either.
+    state, (thorn, hero) = battlefield(("Thorn Elemental", "ap"), ("Benalish Hero", "dp"))
+    state, _ = declare_combat(state, {thorn: "dp"}, {hero: [thorn]})
+    doc = combat_document(state)
+    assert creature(doc, thorn)["as_though_unblocked"] is True
+    assert creature(doc, hero)["keywords"] == ["banding"]
+    reason = refused(lambda: combat_of(state), "combat")
+    assert "as_though_unblocked" in reason, reason
