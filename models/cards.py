@@ -47,6 +47,9 @@ MAX_CARD_TEXT = 20_000
 MAX_CARD_KEYWORDS = 100
 MAX_CARD_FACES = 8
 
+BANDING_KEYWORDS = ("banding", "bands with other")
+"""Banding and "bands with other" (702.22), as normalized keywords begin."""
+
 _SYMBOL = re.compile(r"\{([^}]*)\}")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7}
 
@@ -336,6 +339,10 @@ def _keywords(value: object, path: str) -> tuple[str, ...]:
     seen: dict[str, str] = {}
     for i, k in enumerate(check_list(value, path, MAX_CARD_KEYWORDS)):
         keyword, refused = read_keyword(check_text(k, f"{path}[{i}]"))
+        if refused is not None and normalize_keyword(k).startswith(BANDING_KEYWORDS):
+            # A card prints banding, or Scryfall's bare "Bands with other" (its quality is
+            # in the Oracle text): the game model forms bands from it (702.22).
+            keyword, refused = normalize_keyword(k), None
         if refused is not None:
             raise InputError(f"{path}[{i}]", refused)
         seen.setdefault(keyword, k)

@@ -28,11 +28,19 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from .assignment import Assignment
+from .banding import (
+    BANDING,
+    BANDS_WITH_OTHER,
+    assigns_as_though_unblocked,
+    bands_with_other,
+    check_band,
+    doran_on_battlefield,
+    is_banding_keyword,
+)
 from .combat import (
     MAX_BLOCKS,
     MAX_BLOCKS_PER_CREATURE,
     STEPS,
-    UNSUPPORTED_KEYWORDS,
     Battle,
     Combat,
     Creature,
@@ -82,16 +90,21 @@ assignment rule: the solver's validator is the judge
 
 
 def declare_combat(state: GameState, attacks: Mapping[str, str],
-                   blocks: Mapping[str, Sequence[str]] | None = None) -> Transition:
+                   blocks: Mapping[str, Sequence[str]] | None = None,
+                   bands: Sequence[Sequence[str]] | None = None) -> Transition:
     """Declare attackers (508) and blockers (509) and keep them in ``state.combat``.
 
     ``attacks`` maps each attacking creature of the active player to the player,
-    planeswalker or battle it attacks; ``blocks`` maps each blocking creature to the
-    attackers it blocks. Attacking creatures without vigilance become tapped; each
+    planeswalker or battle it attacks; ``bands`` lists the attacking bands (702.22c-d:
+    each creatures with banding and at most one without, or creatures sharing the quality
+    Q of a member's "bands with other Q", all attacking the same thing); ``blocks`` maps
+    each blocking creature to the attackers it blocks (blocking one member of a band
+    blocks the band, 702.22h). Attacking creatures without vigilance become tapped; each
     attacking Kirin-Touched Orochi's attack trigger goes on the stack. InputError names
-    a bad entry (``attacks.o4``, ``blocks.o7[0]``).
+    a bad entry (``attacks.o4``, ``blocks.o7[0]``, ``bands[0][1]``).
     """
     blocks = blocks or {}
+    bands = bands or ()
     defenders: dict[tuple[str, str, str], None] = {}
     events: list[Event] = []
     for aid, target in attacks.items():
@@ -130,8 +143,12 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
         attacks=tuple(attacks.items()),
         blocks=tuple((b, tuple(a)) for b, a in blocks.items()),
         defenders=tuple(defenders),
+        bands=tuple(tuple(band) for band in bands),
     )
     check_declaration(state, combat)
+    for i, band in enumerate(combat.bands):
+        # Only as they are declared do the members' abilities matter (702.22e).
+        check_band(state, band, f"bands[{i}]")
     defending = combat.defending_players()
     for bid, attacked in combat.blocks:
         controller = state.permanent(bid).controller
@@ -160,7 +177,9 @@ def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "
     happened since: an attack on the active player or on something not recorded as an
     attacked planeswalker or battle, a block of a creature that does not attack, a creature
     that both attacks and blocks (or blocks itself), an attacker listed twice in one
-    block. InputError names the field (``state.combat.blocks.o5[0]``)."""
+    block, a band of fewer than two attackers, of a creature that does not attack or is in
+    another band, or whose members attack different things (702.22c-d). InputError names
+    the field (``state.combat.blocks.o5[0]``, ``state.combat.bands[0][1]``)."""
     def at(*parts: str) -> str:
         return ".".join(p for p in (path, *parts) if p)
 
@@ -184,15 +203,19 @@ def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "
                                                target not in walkers):
             raise InputError(at("attacks", aid), f"{target!r} is not a defending player, "
                              "nor a planeswalker or battle recorded in defenders")
+    _check_bands(combat, at("bands"))
+    members = combat.band_members()
     blockers: set[str] = set()
     total = 0
     for bid, attacked in combat.blocks:
         if bid in blockers or bid in players:
             raise InputError(at("blocks", bid), f"{bid!r} is listed twice or is a player id")
         blockers.add(bid)
-        total += len(attacked)
-        # combat/1's limits, so that the combat of a step is one the solver takes.
-        if len(attacked) > MAX_BLOCKS_PER_CREATURE or total > MAX_BLOCKS:
+        blocked = len(combat.blocked_by(attacked, members))
+        total += blocked
+        # combat/1's limits, so that the combat of a step is one the solver takes (a band
+        # counts each member its blocker blocks, 702.22h).
+        if max(blocked, len(attacked)) > MAX_BLOCKS_PER_CREATURE or total > MAX_BLOCKS:
             raise InputError(at("blocks", bid), f"at most {MAX_BLOCKS_PER_CREATURE:,} "
                              f"attackers per blocker and {MAX_BLOCKS:,} blocks in all")
         if bid in attackers:
@@ -206,6 +229,30 @@ def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "
             if aid in seen:
                 raise InputError(where, f"{aid!r} is listed twice")
             seen.add(aid)
+
+
+def _check_bands(combat: CombatDeclaration, path: str) -> None:
+    targets = dict(combat.attacks)
+    banded: dict[str, str] = {}
+    for i, band in enumerate(combat.bands):
+        where = f"{path}[{i}]"
+        if len(band) < 2:
+            raise InputError(where, "a band is at least two attacking creatures (702.22c); "
+                             "a creature alone is in no band")
+        for j, aid in enumerate(band):
+            if aid not in targets:
+                raise InputError(f"{where}[{j}]", f"{aid!r} is not an attacking creature")
+            if aid in banded:
+                raise InputError(f"{where}[{j}]", f"{aid!r} is already in the band at "
+                                 f"{banded[aid]}: a creature is a member of only one band "
+                                 "(702.22c)")
+            banded[aid] = where
+            first = band[0]
+            if targets[aid] != targets[first]:
+                raise InputError(f"{where}[{j}]", f"{aid!r} attacks {targets[aid]!r} but "
+                                 f"{first!r} attacks {targets[first]!r}: all creatures in a "
+                                 "band attack the same player, planeswalker or battle "
+                                 "(702.22d)")
 
 
 def end_combat(state: GameState) -> Transition:
@@ -225,7 +272,29 @@ def combat_of(state: GameState, step: str | None = None,
     lifelink and toxic on the creatures, and Vessel of the All-Consuming's clause as a
     loss threshold with the damage it dealt each opponent this turn. (The game has no
     commanders, so no commander-damage threshold arises.)
+
+    A combat with banding, "bands with other", Doran, the Siege Tower or a blocked Thorn
+    Elemental is read from its :func:`combat_document` by :meth:`Combat.from_json`, the
+    one reader of those fields; InputError ``combat`` if it refuses the document.
     """
+    fight, extra = _combat_and_fields(state, step, combat)
+    if not extra:
+        return fight
+    document = _with_fields(fight.to_json(), extra)
+    try:
+        return Combat.from_json(document)
+    except InputError as exc:
+        raise InputError("combat", f"the combat/1 document of this combat is refused at "
+                         f"{exc.path}: {exc.reason}") from exc
+
+
+Fields = dict[str, dict[str, Any]]
+"""Creature id -> the combat/1 fields the typed :class:`Creature` does not carry:
+banding keywords, ``qualities``, ``assigns``, ``as_though_unblocked``."""
+
+
+def _combat_and_fields(state: GameState, step: str | None,
+                       combat: CombatDeclaration | None) -> tuple[Combat, Fields]:
     combat = combat if combat is not None else state.combat
     if combat is None:
         raise InputError("combat", "no attackers and blockers were declared")
@@ -240,7 +309,11 @@ def combat_of(state: GameState, step: str | None = None,
             continue
         attacking[aid] = (perm, target)
     defending = combat.defending_players()
-    declared_blocked = {a for _, attacked in combat.blocks for a in attacked}
+    # 702.22h: a blocker of one member of a band blocks every member; a member removed
+    # from combat is no longer in the band (702.22f), so only those still attacking count.
+    members = combat.band_members()
+    declared_blocked = {a for _, attacked in combat.blocks
+                        for a in combat.blocked_by(attacked, members)}
     blocking: dict[str, tuple[Permanent, tuple[str, ...]]] = {}
     blocked_now: set[str] = set()
     for bid, attacked in combat.blocks:
@@ -250,7 +323,7 @@ def combat_of(state: GameState, step: str | None = None,
         # A blocker stays in combat with the attackers it blocks that are still attacking
         # and whose defending player still controls it (506.4: a change of control
         # removes it from combat).
-        still = tuple(a for a in attacked
+        still = tuple(a for a in combat.blocked_by(attacked, members)
                       if a in attacking and defending.get(a) == perm.controller)
         if still:
             blocking[bid] = (perm, still)
@@ -284,9 +357,60 @@ def combat_of(state: GameState, step: str | None = None,
     _check_range(state, players, creatures, planeswalkers, battles)
     thresholds = loss_thresholds(state, (c.id for c in creatures if c.is_attacking
                                          or c.is_blocking))
-    return Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), "first_strike" if step == "first_strike" else "regular",
-                  loss_thresholds=thresholds)
+    fight = Combat(state.active_player, players, tuple(creatures), tuple(planeswalkers),
+                   tuple(battles), "first_strike" if step == "first_strike" else "regular",
+                   loss_thresholds=thresholds)
+    in_combat = [perm for perm, _ in attacking.values()] + \
+        [perm for perm, _ in blocking.values()]
+    return fight, _assignment_fields(state, in_combat, creatures)
+
+
+def _assignment_fields(state: GameState, perms: Sequence[Permanent],
+                       creatures: Sequence[Creature]) -> Fields:
+    """The fields of who assigns how much (702.22, Doran, Thorn Elemental) of each
+    creature in combat that has any; ``perms`` and ``creatures`` in the same order."""
+    toughness = doran_on_battlefield(state)
+    abilities = {perm.id: bands_with_other(perm) for perm in perms}
+    # Every quality some "bands with other" in combat names: a creature without the
+    # ability that has one still counts for 702.22j-k ("another Q creature").
+    named = dict.fromkeys(q for found in abilities.values() for q in found)
+    blocked = {a for c in creatures for a in c.blocking}
+    blocked.update(c.id for c in creatures if c.blocked is True)
+    fields: Fields = {}
+    for perm, creature in zip(perms, creatures, strict=True):
+        entry: dict[str, Any] = {}
+        keywords = [k for k in perm.combat_keywords if k == BANDING]
+        keywords += [f"{BANDS_WITH_OTHER} {q.text.lower()}" for q in abilities[perm.id]]
+        if keywords:
+            entry["keywords"] = keywords
+        qualities = [q.text for q in named if q.held_by(perm)]
+        if qualities:
+            entry["qualities"] = qualities
+        if toughness:
+            entry["assigns"] = "toughness"
+        if creature.is_attacking and creature.id in blocked and \
+                assigns_as_though_unblocked(perm):
+            entry["as_though_unblocked"] = True
+        if entry:
+            fields[creature.id] = entry
+    return fields
+
+
+def _with_fields(document: dict[str, Any], extra: Fields) -> dict[str, Any]:
+    """``document`` with each creature's :data:`Fields` added (keywords merged, sorted as
+    combat/1 writes them, ``toxic N`` last)."""
+    for creature in document["creatures"]:
+        entry = extra.get(creature["id"])
+        if not entry:
+            continue
+        for key, value in entry.items():
+            if key == "keywords":
+                plain = [k for k in creature["keywords"] if not k.startswith("toxic ")]
+                toxic = [k for k in creature["keywords"] if k.startswith("toxic ")]
+                creature["keywords"] = sorted({*plain, *value}) + toxic
+            else:
+                creature[key] = value
+    return document
 
 
 def _check_range(state: GameState, players: Sequence[Player], creatures: Sequence[Creature],
@@ -320,10 +444,10 @@ def _within(value: int, path: str, what: str) -> None:
 def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | None = None,
               blocking: tuple[str, ...] = ()) -> Creature:
     keywords = perm.combat_keywords
-    for keyword in keywords:
-        if keyword.startswith(UNSUPPORTED_KEYWORDS):
-            raise InputError("combat", f"{perm.id!r} has {keyword}: banding is not "
-                                       "supported yet")
+    if any(is_banding_keyword(k) for k in keywords):
+        # In the document as :func:`_assignment_fields` spells them (a quality with each
+        # "bands with other"); the typed combat gets them from its reader.
+        keywords = frozenset(k for k in keywords if not is_banding_keyword(k))
     toxic = toxic_total(keywords)
     if toxic:  # kept as its total, as combat/1 keeps it (702.164c)
         keywords = frozenset(k for k in keywords if not k.startswith("toxic "))
@@ -334,9 +458,24 @@ def _creature(perm: Permanent, *, attacking: str | None = None, blocked: bool | 
 
 def combat_document(state: GameState, step: str | None = None,
                     combat: CombatDeclaration | None = None) -> dict[str, Any]:
-    """The combat/1 document (SPEC §1) of a combat damage step: the JSON of
-    :func:`combat_of`."""
-    return combat_of(state, step, combat).to_json()
+    """The combat/1 document of a combat damage step, as a dict: the JSON of
+    :func:`combat_of`, with what the game's bands and effects add to each creature in
+    combat (each only where it applies):
+
+    - ``keywords``: ``banding``, and ``bands with other Q`` with the quality its text
+      names (``bands with other wolves of the hunt``);
+    - ``qualities``: each quality named by a "bands with other" in combat that the
+      creature has (its name for ``creatures named ...``, ``legendary``, a creature type);
+    - ``assigns: "toughness"`` on every creature while Doran, the Siege Tower is on the
+      battlefield;
+    - ``as_though_unblocked: true`` on an attacking Thorn Elemental that is blocked (its
+      controller's option).
+
+    A blocker of a member of an attacking band lists every member still in combat in its
+    ``blocking`` (702.22h). Built without :meth:`Combat.from_json`, so it can be read
+    whatever reader the solver has."""
+    fight, extra = _combat_and_fields(state, step, combat)
+    return _with_fields(fight.to_json(), extra)
 
 
 def has_first_strike_step(combat: Combat) -> bool:

@@ -264,24 +264,49 @@ class CombatDeclaration:
     attacks; ``blocks`` maps a blocking creature to the attackers it blocks; ``defenders``
     remembers each attacked planeswalker's controller and each attacked battle's protector
     as they were when declared, as ``(id, "planeswalker" or "battle", player)`` (506.4c:
-    if one leaves the battlefield, the creatures attacking it still attack it).
+    if one leaves the battlefield, the creatures attacking it still attack it). ``bands``
+    lists the attacking bands as declared (702.22c), each of at least two attackers; a
+    creature that blocks one member blocks them all (702.22h).
     """
 
     attacks: tuple[tuple[str, str], ...] = ()
     blocks: tuple[tuple[str, tuple[str, ...]], ...] = ()
     defenders: tuple[tuple[str, str, str], ...] = ()
+    bands: tuple[tuple[str, ...], ...] = ()
 
     def target_of(self, attacker: str) -> str | None:
         """What ``attacker`` attacks, or None if it is not an attacker."""
         return dict(self.attacks).get(attacker)
 
+    def band_of(self, attacker: str) -> tuple[str, ...]:
+        """The declared band of ``attacker`` (every member), or just ``attacker``."""
+        for band in self.bands:
+            if attacker in band:
+                return band
+        return (attacker,)
+
+    def band_members(self) -> dict[str, tuple[str, ...]]:
+        """Each member of a declared band -> every member of its band."""
+        return {member: band for band in self.bands for member in band}
+
+    def blocked_by(self, attacked: tuple[str, ...],
+                   members: dict[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+        """The attackers a blocker declared to block ``attacked`` blocks: each of them and
+        every other member of its band (702.22h), each once. ``members`` is
+        :meth:`band_members`, given by callers that expand many blocks."""
+        if not self.bands:
+            return attacked
+        if members is None:
+            members = self.band_members()
+        return tuple(dict.fromkeys(m for a in attacked for m in members.get(a, (a,))))
+
     def blockers_of(self, attacker: str) -> tuple[str, ...]:
-        """The creatures declared as blockers of ``attacker``."""
-        return tuple(b for b, attacked in self.blocks if attacker in attacked)
+        """The creatures declared as blockers of ``attacker`` or of a member of its band."""
+        return tuple(b for b, attacked in self.blocks if attacker in self.blocked_by(attacked))
 
     def was_blocked(self, attacker: str) -> bool:
-        """Whether ``attacker`` became blocked (509.1h): it stays blocked (506.4)."""
-        return any(attacker in attacked for _, attacked in self.blocks)
+        """Whether ``attacker`` became blocked (509.1h, 702.22h): it stays blocked (506.4)."""
+        return bool(self.blockers_of(attacker))
 
     def defending_players(self) -> dict[str, str]:
         """For each attacker, its defending player (506.2): the player it attacks, or the

@@ -18,6 +18,9 @@ the caller chooses the order, the modes and the targets.
   Incubator's "{2}: Transform this artifact."), put on the stack by
   :func:`activate_transform_ability`. It transforms the permanent only if it has not
   transformed or converted since then (seed ¶6).
+* ``ability="create_wolves"``: Master of the Hunt's ability, put on the stack by
+  :func:`trample.models.banding.activate_master_of_the_hunt`: its controller creates a
+  Wolves of the Hunt token.
 
 Chapter III of both Sagas exiles the Saga and returns it transformed: a new object, back
 face up, with no counters, summoning sick, and not the transform action, so "whenever this
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Literal
 
+from .banding import CREATE_WOLVES, create_wolves
 from .cards import get_card
 from .combat import LossThreshold
 from .errors import InputError
@@ -298,6 +302,8 @@ def resolve_trigger(state: GameState, trigger_id: str, *, target: str | None = N
         state, events, fizzled = _vessel_lose(rest, trigger)
     elif trigger.ability == "orochi_attack":
         state, events, fizzled = _orochi(rest, trigger, mode, target, counter_target)
+    elif trigger.ability == CREATE_WOLVES:
+        state, events, fizzled = create_wolves(rest, trigger)
     elif trigger.ability == "transform_self":
         if rest.find_permanent(trigger.source) is None:
             state, events, fizzled = rest, [], False

@@ -28,7 +28,8 @@ State (``state_to_json`` writes every field; ``state_from_json`` fills the defau
       ],
       "damage_this_turn": [{"source": "o5", "player": "dp", "amount": 3}],
       "combat": null,                 # or {"attacks": {"o5": "dp"}, "blocks": {"o7": ["o5"]},
-                                      #     "defenders": [{"id", "kind", "player"}]}
+                                      #     "defenders": [{"id", "kind", "player"}],
+                                      #     "bands": [["o5", "o6"]]}   # attacking bands
       "cards": []                     # Scryfall card objects for cards not bundled
     }
 
@@ -55,9 +56,11 @@ event ``{"event": "Transformed", ...}``)::
      "mode": "creature", "counter_target": "o9"}             # choices only where they apply
     {"action": "resolve_chapter", "object": "o5", "chapter": 2, "target": "o8"}
     {"action": "activate_transform", "object": "o5"}        # "{2}: Transform this artifact."
+    {"action": "activate_master_of_the_hunt", "object": "o5"}  # a Wolves of the Hunt token
     {"action": "orochi_attack_trigger", "object": "o5", "mode": "noncreature",
      "target": "o3", "counter_target": "o8"}
-    {"action": "declare_combat", "attacks": {"o5": "dp"}, "blocks": {"o7": ["o5"]}}
+    {"action": "declare_combat", "attacks": {"o5": "dp", "o6": "dp"},
+     "bands": [["o5", "o6"]], "blocks": {"o7": ["o5"]}}     # bands: optional (702.22c)
     {"action": "deal_combat_damage", "assignment": [{"source", "target", "amount"}],
      "step": "first_strike" | "regular"}    # step: optional, defaults as combat/1's
     {"action": "combat_damage_step", "step": "first_strike" | "regular", "assignment": [...]}
@@ -99,7 +102,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assignment import Assignment
-from .cards import Card, bundled_cards, card_from_json
+from .banding import activate_master_of_the_hunt
+from .cards import BANDING_KEYWORDS, Card, bundled_cards, card_from_json
 from .combat import MAX_BLOCKS_PER_CREATURE, STEPS
 from .combat_steps import (
     Assign,
@@ -134,7 +138,7 @@ from .game import (
     grant_keyword,
     put_onto_battlefield,
 )
-from .keywords import read_keyword
+from .keywords import normalize_keyword, read_keyword
 from .mill import choose_to_mill, mill, pay_mill_cost
 from .reading import (
     MAGNITUDE_TEXT,
@@ -223,6 +227,8 @@ def _keywords(obj: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
     value = check_list(obj.get(key, []), where)
     for i, raw in enumerate(value):
         _, refused = read_keyword(check_text(raw, f"{where}[{i}]"))
+        if refused is not None and normalize_keyword(raw).startswith(BANDING_KEYWORDS):
+            refused = None  # banding granted until end of turn forms bands (702.22)
         if refused is not None:
             raise InputError(f"{where}[{i}]", refused)
     return tuple(value)
@@ -426,7 +432,7 @@ def state_from_json(document: object, path: str = "") -> GameState:
 def _combat_from_json(value: object, path: str) -> CombatDeclaration | None:
     if value is None:
         return None
-    c = _obj(value, path, frozenset({"attacks", "blocks", "defenders"}))
+    c = _obj(value, path, frozenset({"attacks", "blocks", "defenders", "bands"}))
     attacks = _obj(c.get("attacks", {}), _where(path, "attacks"))
     for key, target in attacks.items():
         check_id(key, f"{path}.attacks")
@@ -449,7 +455,21 @@ def _combat_from_json(value: object, path: str) -> CombatDeclaration | None:
                                                     f"{brief_repr(kind)}")
         defenders.append((_id(d, "id", where), kind, _id(d, "player", where)))
     return CombatDeclaration(attacks=tuple((str(k), v) for k, v in attacks.items()),
-                             blocks=tuple(blocks), defenders=tuple(defenders))
+                             blocks=tuple(blocks), defenders=tuple(defenders),
+                             bands=_bands(c, path, len(attacks)))
+
+
+def _bands(obj: Mapping[str, Any], path: str, attackers: int) -> tuple[tuple[str, ...], ...]:
+    """The ``bands`` of a combat or a declare_combat action: lists of attacker ids (what
+    they may hold is checked with the rest of the declaration)."""
+    where = _where(path, "bands")
+    bands: list[tuple[str, ...]] = []
+    # No more bands, nor members in one band, than attackers: longer lists are refused
+    # before they are read.
+    for i, raw in enumerate(check_list(obj.get("bands", []), where, max(attackers, 1))):
+        members = check_list(raw, f"{where}[{i}]", max(attackers, 1))
+        bands.append(tuple(check_id(m, f"{where}[{i}][{j}]") for j, m in enumerate(members)))
+    return tuple(bands)
 
 
 # -- state to JSON -----------------------------------------------------------------------------
@@ -473,7 +493,8 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         combat = {"attacks": dict(state.combat.attacks),
                   "blocks": {b: list(a) for b, a in state.combat.blocks},
                   "defenders": [{"id": i, "kind": k, "player": p}
-                                for i, k, p in state.combat.defenders]}
+                                for i, k, p in state.combat.defenders],
+                  "bands": [list(band) for band in state.combat.bands]}
     return {
         "format": FORMAT,
         "active_player": state.active_player,
@@ -564,7 +585,8 @@ def _declare(state: GameState, a: Mapping[str, Any]) -> Transition:
     for key, value in blocks.items():
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise InputError(f"blocks.{key}", "expected a list of ids")
-    return declare_combat(state, dict(attacks), {k: list(v) for k, v in blocks.items()})
+    return declare_combat(state, dict(attacks), {k: list(v) for k, v in blocks.items()},
+                          _bands(a, "", len(attacks)))
 
 
 def _deal(state: GameState, a: Mapping[str, Any], judge: Judge | None) -> Transition:
@@ -650,11 +672,14 @@ ACTIONS: dict[str, tuple[frozenset[str], Handler]] = {
                             _opt_str(a, "target", ""))),
     "activate_transform": (frozenset({"object"}),
                            lambda s, a: activate_transform_ability(s, _str(a, "object", ""))),
+    "activate_master_of_the_hunt": (frozenset({"object"}),
+                                    lambda s, a: activate_master_of_the_hunt(
+                                        s, _str(a, "object", ""))),
     "orochi_attack_trigger": (frozenset({"object", "mode", "target", "counter_target"}),
                               lambda s, a: orochi_attack_trigger(
                                   s, _str(a, "object", ""), _str(a, "mode", ""),
                                   _str(a, "target", ""), _opt_str(a, "counter_target", ""))),
-    "declare_combat": (frozenset({"attacks", "blocks"}), _declare),
+    "declare_combat": (frozenset({"attacks", "blocks", "bands"}), _declare),
     "deal_combat_damage": (frozenset({"assignment", "step"}),
                            lambda s, a: _deal(s, a, None)),
     "combat_damage_step": (frozenset({"step", "assignment"}),

@@ -61,6 +61,7 @@ def rich_state() -> tuple[GameState, dict[str, str]]:
     ids["incubator"] = state.battlefield[-1].id
     state, _ = create_token(state, get_card("Spirit"), "dp")
     state, _ = move_permanent(state, state.battlefield[-1].id, "exile")
+    state, ids["master"], _ = enter_card(state, get_card("Master of the Hunt"), "dp")
     state = replace_permanent(state, replace(state.permanent(ids["bears"]), damage=1,
                                              deathtouch_damaged=True, tapped=True))
     state = replace_permanent(state, replace(state.permanent(ids["vessel"]),
@@ -143,6 +144,8 @@ def test_every_action() -> None:
         ({"action": "resolve_chapter", "object": ids["hidetsugu"], "chapter": 1},
          ["ZoneChange", "ZoneChange", "AbilityResolved"]),
         ({"action": "activate_transform", "object": ids["incubator"]}, ["AbilityTriggered"]),
+        ({"action": "activate_master_of_the_hunt", "object": ids["master"]},
+         ["AbilityTriggered"]),
         ({"action": "orochi_attack_trigger", "object": ids["orochi"], "mode": "creature",
           "target": ids["gy creature"]}, ["AbilityTriggered", "ZoneChange", "TokenCreated",
                                           "AbilityResolved"]),
