@@ -353,3 +353,45 @@ def test_generated_thorn_combats_agree_with_the_brute_force(doc: dict, rng: rand
     vector, d = brute_actions.project(doc, A, pairs, order, values)
     got, distance = union.UnionActions(space).project(values)
     assert (tuple(got.get(p, 0) for p in pairs), distance) == (vector, d)
+
+
+def test_serve_methods_see_the_union() -> None:
+    from trample.solver import serve
+
+    doc = CASES["coupled"]
+    pairs, order = _order(doc)
+
+    def ask(method: str, **params: Any) -> Any:
+        answer = serve.handle({"jsonrpc": "2.0", "id": 1, "method": method,
+                               "params": {"combat": doc, "side": A, **params}})
+        assert answer is not None
+        return answer.get("result", answer.get("error"))
+
+    assert ask("count") == {"count": len(order)}
+    assert ask("pair_order") == {"pairs": [list(p) for p in pairs]}
+    listed = ask("enumerate", limit=len(order) + 1)["assignments"]
+    assert [brute_actions.as_vector(pairs, a) for a in listed] == order
+    last = ask("unrank", index=len(order) - 1)["assignment"]
+    assert brute_actions.as_vector(pairs, last) == order[-1]
+    assert ask("rank", assignment=last) == {"index": len(order) - 1}
+    assert ask("options", fixed=[], pair=list(pairs[0]))["amounts"] == \
+        brute_actions.options(pairs, order, {}, pairs[0])
+    for drawn in ask("sample", n=5, seed=1)["assignments"]:
+        assert brute_actions.as_vector(pairs, drawn) in order
+    assert ask("unrank", index=len(order))["code"] == -32602
+
+
+def test_split_actions_decode_and_encode_the_union() -> None:
+    pytest.importorskip("gymnasium")
+    from trample.solver.rl import SplitActions
+
+    doc = CASES["over planeswalkers, with imp"]
+    pairs, order = _order(doc)
+    actions = SplitActions(doc, side=A)
+    assert actions.pairs == pairs
+    assert actions.count == len(order)
+    for i, vector in enumerate(order):
+        assert tuple(actions.decode(i)) == vector
+        assert actions.encode(vector) == i
+    weights = actions.weights([], 8)
+    assert weights.sum() == pytest.approx(1.0)
