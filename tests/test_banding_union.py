@@ -265,12 +265,10 @@ def test_plain_spaces_are_untouched() -> None:
 
 
 def test_too_many_terms_are_refused_with_their_number() -> None:
-    # Eight Thorns, each with its own blocker: 3^8 = 6561 counts to add up.
-    creatures = []
-    for i in range(8):
-        creatures.append(creature(f"t{i}", "ap", 1, 1, attacking="dp",
-                                  as_though_unblocked=True))
-        creatures.append(creature(f"b{i}", "dp", 1, 1, blocking=[f"t{i}"]))
+    # Eight Thorns that one creature blocks: 3^8 = 6561 counts to add up.
+    creatures = [creature(f"t{i}", "ap", 1, 1, attacking="dp", as_though_unblocked=True)
+                 for i in range(8)]
+    creatures.append(creature("z", "dp", 1, 1, blocking=[f"t{i}" for i in range(8)]))
     doc = combat(creatures)
     with pytest.raises(CountOutOfReach, match="6,561 counts"):
         api.count(doc, side=A)
@@ -280,6 +278,28 @@ def test_too_many_terms_are_refused_with_their_number() -> None:
     assert len(api.pair_order(doc, side=A)) == 16
     assert api.validate(doc, [{"source": f"t{i}", "target": "dp", "amount": 1}
                               for i in range(8)], side=A)["legal"]
+
+
+def test_independent_thorns_are_counted_apart() -> None:
+    # Eight Thorns, each with its own 1/1 blocker: each gives its 1 to it or to dp, 2^8
+    # in all, from 8 * 3 counts (not 3^8).
+    creatures = []
+    for i in range(8):
+        creatures.append(creature(f"t{i}", "ap", 1, 1, attacking="dp",
+                                  as_though_unblocked=True))
+        creatures.append(creature(f"b{i}", "dp", 1, 1, blocking=[f"t{i}"]))
+    doc = combat(creatures)
+    space = api.space_of(doc, A)
+    assert union.terms_needed(space) == 24
+    u = union.UnionActions(space)
+    assert u.count() == 256
+    pairs = u.pairs
+    vectors = [tuple(a.get(p, 0) for p in pairs) for a in u.enumerate()]
+    assert vectors == sorted(set(vectors)) and len(vectors) == 256
+    assert all(u.rank(u.unrank(i)) == i for i in range(0, 256, 17))
+    fixed = {("t0", "dp"): 1, ("t3", "b3"): 1}
+    assert u.count(fixed) == 64
+    assert u.options(fixed, ("t5", "dp")) == [(0, 32), (1, 32)]
 
 
 def test_plan_enumerates_the_union() -> None:
