@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from itertools import islice
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from trample.models.combat import Combat, brief_repr, check_int
 from trample.models.errors import InputError, InternalError
@@ -53,8 +53,10 @@ from trample.solver.results import (
 )
 from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
 from trample.solver.search_settings import SHIPPED, SearchSettings
-from trample.solver.union import UnionActions, actions_of, census_of
 from trample.solver.validate import each_violation
+
+if TYPE_CHECKING:
+    from trample.solver.union import UnionActions
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds ``solve`` searches by default before answering ``feasible``."""
@@ -355,6 +357,17 @@ def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Validat
     return result
 
 
+def census_of(space: LegalSpace) -> Census | UnionActions:
+    """What counts, enumerates and samples ``space``: its :class:`Census`, or, when some
+    attacker may assign as though unblocked, the union of its two sets of splits
+    (:mod:`trample.solver.union`, imported only then)."""
+    if space.alternatives:
+        from trample.solver.union import UnionActions
+
+        return UnionActions(space)
+    return Census(space)
+
+
 def count(document: Mapping[str, Any], *, side: str | None = None) -> CountResult:
     """The exact number of distinct legal assignments."""
     return {"count": census_of(space_of(document, side)).count()}
@@ -519,6 +532,8 @@ class Prepared:
     def actions(self) -> Any:
         """The :class:`~trample.solver.actions.Actions` of the space (built once)."""
         if self._actions is None:
+            from trample.solver.union import actions_of
+
             self._actions = actions_of(self.space)
         return self._actions
 
