@@ -479,42 +479,45 @@ class UnionActions:
         self._descend(pick)
         return index[0]
 
-    def _trie(self, i: int) -> dict[int, Any] | None:
-        """Component ``i``'s splits as nested dicts over its pairs (amount -> the rest),
-        ascending; None when it has more than :attr:`sort_limit`."""
-        c = self.components[i]
-        if c.total > self.sort_limit:
-            return None
-        root: dict[int, Any] = {}
-        for vector in c.listed():
-            node = root
-            for a in vector:
-                node = node.setdefault(a, {})
-        return root
-
     def enumerate(self) -> Iterator[Amounts]:
         """Every legal assignment once, in the order of :meth:`rank`: a walk over the
         pairs in which each component offers the amounts its splits continue with (read
-        from its sorted splits, or from its options when it has more than
-        :attr:`sort_limit`)."""
+        from its splits, sorted, when it has at most :attr:`sort_limit`: a range of
+        them shares the amounts fixed so far; else from its options)."""
         pairs = self.pairs
         if not self.total:
             return
         if not pairs:
             yield {}
             return
-        tries = [self._trie(i) for i in range(len(self.components))]
-        # A component's state: its trie node, or the amounts fixed so far.
-        state: list[Any] = [t if t is not None else {} for t in tries]
+        listed = [c.listed() if c.total <= self.sort_limit else None
+                  for c in self.components]
+        depth: list[int] = []  # each pair's position among its component's pairs
+        seen = [0] * len(self.components)
+        for here in self.owner:
+            depth.append(seen[here])
+            seen[here] += 1
+        # A component's state: the range of its sorted splits that agree with the
+        # amounts fixed so far, or those amounts.
+        state: list[Any] = [(0, len(v)) if v is not None else {} for v in listed]
         fixed: dict[Pair, int] = {}
+
+        def ranges(vectors: list[tuple[int, ...]], lo: int, hi: int, d: int
+                   ) -> Iterator[tuple[int, tuple[int, int]]]:
+            while lo < hi:
+                a, end = vectors[lo][d], lo + 1
+                while end < hi and vectors[end][d] == a:
+                    end += 1
+                yield a, (lo, end)
+                lo = end
 
         def choices(j: int) -> Iterator[tuple[int, Any]]:
             here = self.owner[j]
-            node = state[here]
-            if tries[here] is not None:
-                return iter(node.items())
-            listed = self.components[here].options(node, pairs[j])
-            return iter([(a, {**node, pairs[j]: a}) for a, _ in listed])
+            now, vectors = state[here], listed[here]
+            if vectors is not None:
+                return ranges(vectors, now[0], now[1], depth[j])
+            found = self.components[here].options(now, pairs[j])
+            return iter([(a, {**now, pairs[j]: a}) for a, _ in found])
 
         stack = [(choices(0), state[self.owner[0]])]
         while stack:
