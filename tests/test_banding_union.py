@@ -315,6 +315,21 @@ def test_plan_enumerates_the_union() -> None:
         for a in brute.legal_assignments(doc, A))
 
 
+@pytest.mark.parametrize("name", ["plain", "trample", "over planeswalkers", "coupled",
+                                  "wall"])
+def test_plan_searches_the_union(name: str) -> None:
+    import brute_plan
+
+    # "wall": a 3/3 Thorn blocked by a 0/5 wall it cannot kill: only as though unblocked
+    # does its damage do anything (3 life).
+    doc = CASES.get(name) or combat([thorn(3), creature("wall", "dp", 0, 5,
+                                                        blocking=["thorn"])])
+    found = api.plan(doc)
+    assert tuple(found["objective"].values()) == brute_plan.plan_value(doc)
+    if name == "wall":
+        assert found["objective"]["life_loss"] == 3
+
+
 @st.composite
 def thorn_combats(draw: Any) -> dict:
     """Small combats with as_though_unblocked on some blocked attackers."""
