@@ -65,6 +65,12 @@ CASES: dict[str, dict] = {
     # Blockers all gone: as blocked it assigns nothing (or, trampling, all past them).
     "blockers gone": combat([thorn(3, blocked=True)]),
     "blockers gone, trample": combat([thorn(3, ("trample",), blocked=True)]),
+    # Its blocker already has lethal damage marked: as blocked, any split of 3.
+    "blocker marked": combat([thorn(3, ("trample",)),
+                              creature("x", "dp", 2, 2, damage=2, blocking=["thorn"])]),
+    # Blockers gone and what it attacks out of combat: it assigns nothing either way.
+    "nothing to assign to": combat([thorn(3, attacking="jace", blocked=True),
+                                    creature("o", "ap", 2, 2, attacking="dp")], (GONE,)),
     "over planeswalkers": combat([thorn(4, ("trample over planeswalkers",), "jace"),
                                   creature("x", "dp", 1, 1, blocking=["thorn"])], (JACE,)),
     "over planeswalkers, with imp": combat([
