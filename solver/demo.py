@@ -7,7 +7,6 @@ from typing import Any
 
 from trample.models.combat import Combat
 from trample.solver import api
-from trample.solver.counting import Census
 from trample.solver.greedy import greedy
 from trample.solver.objectives import evaluate, parse_objective
 from trample.solver.rules import legal_space
@@ -57,7 +56,7 @@ def render(document: dict[str, Any]) -> str:
     result = api.solve(document)
     solve_ms = (time.perf_counter() - started) * 1000
     started = time.perf_counter()
-    total = Census(space).count()
+    total = api.census_of(space).count()
     count_ms = (time.perf_counter() - started) * 1000
 
     out = ["trample demo: who takes how much in this combat damage step", ""]
