@@ -93,16 +93,21 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
     rows: list[_Row] = []
     for ct in proto.constraints:
         when = tuple(ct.enforcement_literal)
-        kind = next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
-        if kind == "linear":
-            domain = list(ct.linear.domain)
-            if len(domain) != 2 or any(v < 0 for v in ct.linear.vars):
+        # Each read of a field of the proto makes a new wrapper: most constraints are
+        # linear, so that one is tested first and its fields read once.
+        if ct.has_linear():
+            linear = ct.linear
+            domain = list(linear.domain)
+            refs = list(linear.vars)
+            if len(domain) != 2 or (refs and min(refs) < 0):
                 return None
-            form = dict(zip(ct.linear.vars, ct.linear.coeffs, strict=True))
+            form = dict(zip(refs, linear.coeffs, strict=True))
             lo = None if domain[0] <= INT64_MIN else domain[0]
             hi = None if domain[1] >= INT64_MAX else domain[1]
             rows.append(_Row((form, 0), lo, hi, when))
-        elif kind == "bool_and":
+            continue
+        kind = next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
+        if kind == "bool_and":
             rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
         elif kind is not None:
             forms = [_literal(ref) for ref in getattr(ct, kind).literals]
