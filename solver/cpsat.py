@@ -205,15 +205,22 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     exact = {c for c, v in scoring(space).killable.items() if v < 0} if "kills" in terms \
         else set()
 
+    reach: dict[tuple[str, int, bool], cp_model.IntVar] = {}
+
     def at_least(target: str, need: int, both: bool = False) -> cp_model.IntVar | bool:
         """A literal that implies [damage assigned to target >= need] (and, with
-        ``both``, is implied by it)."""
+        ``both``, is implied by it); one per target, need and direction, however many
+        gates and terms read it (a planeswalker's loyalty gates every trampler over it:
+        a row over all its senders for each of them made pile-ups quadratic)."""
         incoming = into.get(target, [])
         if need <= 0:
             return True
         if not incoming:
             return False
-        lit = model.new_bool_var(f"reach[{target}]")
+        key = (target, need, both)
+        if key in reach:
+            return reach[key]
+        lit = reach[key] = model.new_bool_var(f"reach[{target}]")
         total = sum(incoming)
         model.add(total >= need).only_enforce_if(lit)
         if both:
