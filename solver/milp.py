@@ -15,10 +15,12 @@ the group with CP-SAT instead.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import floor, gcd, inf
+from typing import Any
 
 import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
@@ -91,20 +93,24 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
 
     assert isinstance(model, cp_model.CpModel)
     proto = model.proto
+    parsed = _parsed(model)
+    source: Any = proto if parsed is None else parsed
     lower: list[int] = []
     upper: list[int] = []
-    for var in proto.variables:
+    for var in source.variables:
         domain = list(var.domain)
         if len(domain) != 2:
             return None  # a domain with holes
         lower.append(domain[0])
         upper.append(domain[1])
     rows: list[_Row] = []
-    for ct in proto.constraints:
+    for ct in source.constraints:
         when = tuple(ct.enforcement_literal)
-        # Each read of a field of the proto makes a new wrapper: most constraints are
-        # linear, so that one is tested first and its fields read once.
-        if ct.has_linear():
+        # Most constraints are linear: that one is tested first and its fields read once.
+        kind = ct.WhichOneof("constraint") if parsed is not None else \
+            "linear" if ct.has_linear() else \
+            next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
+        if kind == "linear":
             linear = ct.linear
             domain = list(linear.domain)
             refs = list(linear.vars)
@@ -114,11 +120,9 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
             lo = None if domain[0] <= INT64_MIN else domain[0]
             hi = None if domain[1] >= INT64_MAX else domain[1]
             rows.append(_Row((form, 0), lo, hi, when))
-            continue
-        kind = next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
-        if kind == "bool_and":
+        elif kind == "bool_and":
             rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
-        elif kind is not None:
+        elif kind in KINDS:
             forms = [_literal(ref) for ref in getattr(ct, kind).literals]
             total: dict[int, int] = {}
             for coefs, _ in forms:
@@ -148,6 +152,35 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
         constants.append(s * int(objective.offset))
         model.clear_objective()  # type: ignore[no-untyped-call]
     return Translation(lower, upper, rows, terms, constants)
+
+
+def _parsed(model: object) -> Any:
+    """The model's proto as a protobuf message, read back from its serialized bytes in an
+    in-memory file, or None where that is not available (then the proto is read field by
+    field through OR-Tools' wrapper, five times slower: each read makes a new wrapper).
+    (``Any``: protobuf's messages are untyped here.)"""
+    from ortools.sat import cp_model_pb2
+    from ortools.sat.python import cp_model
+
+    assert isinstance(model, cp_model.CpModel)
+    if not hasattr(os, "memfd_create"):
+        return None
+    try:
+        fd = os.memfd_create("trample-model")
+    except OSError:
+        return None
+    try:
+        if not model.export_to_file(f"/proc/self/fd/{fd}"):
+            return None
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return cp_model_pb2.CpModelProto.FromString(b"".join(chunks))
+    except Exception:  # any failure of this shortcut: the wrapper is read instead
+        return None
+    finally:
+        os.close(fd)
 
 
 def _span(form: Linear, lower: list[int], upper: list[int]) -> tuple[int, int]:
