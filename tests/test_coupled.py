@@ -85,3 +85,57 @@ def test_the_translation_reads_the_same_model_either_way(doc: dict, side: str,
         milp._parsed = original  # type: ignore[assignment]
     assert fast == slow
     assert milp._parsed(built.model) is not None or not hasattr(os, "memfd_create")
+
+
+def _walled(life: int) -> dict:
+    """Two tramplers of power 5 on a player, each behind a 0/2 and a 2/2 of its own and
+    sharing a 0/3, a trampler of power 2 unblocked, and a 3/3 held by a 0/4: each of the
+    two can pass at most 1 (5 less its own blockers' 4), never both (the 0/3 needs 3 of
+    the 2 they have left), so the player can get at most 2 + 1 = 3 of their 12 power.
+    """
+    creatures = [{"id": f"a{i}", "controller": "a", "power": 5, "toughness": 5,
+                  "keywords": ["trample"], "attacking": "d"} for i in range(2)]
+    for i in range(2):
+        creatures.append({"id": f"w{i}", "controller": "d", "power": 0, "toughness": 2,
+                          "value": 1, "blocking": [f"a{i}"]})
+        creatures.append({"id": f"v{i}", "controller": "d", "power": 2, "toughness": 2,
+                          "value": 2, "blocking": [f"a{i}"]})
+    creatures.append({"id": "s", "controller": "d", "power": 0, "toughness": 3,
+                      "value": 1, "blocking": ["a0", "a1"]})
+    creatures.append({"id": "u", "controller": "a", "power": 3, "toughness": 3,
+                      "attacking": "d"})
+    creatures.append({"id": "x", "controller": "d", "power": 0, "toughness": 4,
+                      "value": 1, "blocking": ["u"]})
+    creatures.append({"id": "z", "controller": "a", "power": 2, "toughness": 2,
+                      "keywords": ["trample"], "attacking": "d"})
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": life}],
+            "creatures": creatures, "step": "regular"}
+
+
+def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch) -> None:
+    """The player is reached by two parts (the tramplers sharing a blocker, and an
+    unblocked trampler): where the senders' ceilings show the life out of reach, no
+    part's most damage is searched; every answer is the brute force's optimum."""
+    from trample.solver import api, optimize
+
+    searched: list[bool] = []
+    original = optimize._most_damage
+
+    def spy(*args: object, **kwargs: object) -> int:
+        searched.append(not args[-1])
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(optimize, "_most_damage", spy)
+    for life, searches in ((5, False), (4, True), (3, None)):
+        searched.clear()
+        doc = _walled(life)
+        space = legal_space(Combat.from_json(doc), "attackers")
+        assert len(space.parts) == 3 and sum(s.power for s in space.sources) >= life
+        terms = ["lethal", "kills", "player_damage"]
+        result = api.solve(doc, objective=terms)
+        assert result["status"] == "optimal"
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+        if searches is not None:
+            # 5: the ceilings (1 + 1 + 2) settle it; 4: they do not, the exact most does.
+            assert searched and any(searched) == searches, searched
