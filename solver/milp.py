@@ -49,7 +49,8 @@ HEURISTICS_OFF: tuple[tuple[str, bool | float], ...] = (
 """HiGHS's primal heuristics, off: the groups' linear relaxations are tight (most are
 proved at the root node, where the heuristics ran first for nothing), and on the coupled
 parts of token swarms, shared blockers and pile-ups HiGHS proves them 1.3 to 2 times
-sooner without (a search still finds assignments by branching and the LP)."""
+sooner without (a search still finds assignments by branching and the LP). A search
+capped at a threshold keeps them: there, finding an assignment at the cap is the work."""
 
 KINDS = ("linear", "bool_or", "bool_and", "at_most_one", "exactly_one")
 """The constraints of a CP-SAT model this translation knows (any other: CP-SAT solves)."""
@@ -246,12 +247,14 @@ def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
     return out
 
 
-def _highs(t: Translation) -> highs._Highs:
-    """A HiGHS instance holding ``t`` (no objective yet)."""
+def _highs(t: Translation, heuristics: bool = False) -> highs._Highs:
+    """A HiGHS instance holding ``t`` (no objective yet); with ``heuristics``, HiGHS's
+    primal heuristics run as by default (:data:`HEURISTICS_OFF`)."""
     h = highs._Highs()
     for name, value in (("output_flag", False), ("random_seed", 0),
                         ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
-                        ("mip_feasibility_tolerance", 1e-9), *HEURISTICS_OFF):
+                        ("mip_feasibility_tolerance", 1e-9),
+                        *(() if heuristics else HEURISTICS_OFF)):
         h.setOptionValue(name, value)
     n = len(t.lower)
     lower = np.array(t.lower, dtype=np.float64)
@@ -331,7 +334,9 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if form is not None:
             t.rows.append(_Row(form, None, cap - t.constants[0], ()))
     x_index = {pair: var.index for pair, var in built.x.items()}
-    h = _highs(t)
+    # Capped, the search ends at the first assignment that reaches the cap: finding
+    # one is the heuristics' work (without them, twice as long on a token swarm's part).
+    h = _highs(t, heuristics=cap is not None)
     n = len(t.lower)
     lows, spans = built.lows, built.spans
     highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]

@@ -425,16 +425,24 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
         for t in sorted(open_targets - by_outcome):
             # The parts are independent, so the most damage they can send to t together
             # is the sum of what each can send: if that falls short, so does any split.
-            # Each part's most damage capped at the threshold: the sum falls short of it
-            # exactly when the uncapped sum does. First each sender's legal most (no
-            # model: on a token swarm of 400 attackers it settles what HiGHS's bound
-            # at the root took 0.8 s to), then the exact one (with those ceilings in
-            # the model, sooner than HiGHS's root bound: 50 ms to 0.7 s on that swarm,
-            # while the linear relaxation costs nearly as much as the exact answer).
+            # Each part's most damage is capped at what the threshold still lacks after
+            # the parts before it (smallest first): the sum reaches the threshold
+            # exactly when the uncapped sum does, a search capped lower stops sooner
+            # once it reaches the cap, and the parts after one that fills it are not
+            # bounded at all. First each sender's legal most (no model: on a token
+            # swarm of 400 attackers it settles what HiGHS's bound at the root took
+            # 0.8 s to), then the exact one (with those ceilings in the model, sooner
+            # than HiGHS's root bound: 50 ms to 0.7 s on that swarm, while the linear
+            # relaxation costs nearly as much as the exact answer).
+            order = sorted(disputed[t], key=lambda i: sum(len(s.recipients)
+                                                          for s in parts[i].sources))
             for ceiling in (True, False):
-                most = sum(_most_damage(space, parts[i], t, deadline, settings, need[t],
-                                        ceiling)
-                           for i in disputed[t])
+                most = 0
+                for i in order:
+                    most += _most_damage(space, parts[i], t, deadline, settings,
+                                         need[t] - most, ceiling)
+                    if most >= need[t]:
+                        break
                 if most < need[t]:
                     open_targets.discard(t)
                     break
