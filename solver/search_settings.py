@@ -52,11 +52,9 @@ MILP_PROBE_PAIRS = 60
 """Under ``"auto"``, groups with at least this many pairs, and fewer than
 :data:`MILP_PAIRS`, are first given to CP-SAT for a short single-worker try
 (:data:`MILP_PROBE_TIME`); if that does not prove them, to HiGHS."""
-MILP_PROBE_TIME = 0.006
+MILP_PROBE_TIME = 0.01
 """Effort (CP-SAT's deterministic time) of that try: a fixed effort, not a clock, so the
-answer does not depend on the machine. On the mid-sized groups of token swarms, shared
-blockers and pile-ups of 30 to 200 attackers (four seeds), every try 0.01 proved also
-proves at 0.006, and a try that fails costs about 10 ms instead of 15."""
+answer does not depend on the machine."""
 MILP_PAIRS = 150
 """Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
 measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
