@@ -163,9 +163,15 @@ class GroupModel:
 
 def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 exclude: frozenset[str] = frozenset(), symmetry: bool | None = None,
-                settings: SearchSettings = SHIPPED) -> GroupModel:
+                settings: SearchSettings = SHIPPED, ceiled: bool = False) -> GroupModel:
     """The model of ``sources`` (closed under coupling, see :func:`solve_group`) and the
-    linear expression of each of ``terms`` over it, unweighted."""
+    linear expression of each of ``terms`` over it, unweighted.
+
+    With ``ceiled``, a gated pair's domain ends at what its source can legally give it
+    (:func:`trample.solver.fastpath.ceilings`): every legal assignment stays inside, and
+    HiGHS's linear relaxation is tighter (on token swarms its bound on the damage past
+    the blockers falls by a fifth). CP-SAT's short first try, without presolve, was
+    measured to lose its way on some groups of shared blockers with them."""
     model = _Model()
 
     # Variables: the amount each source assigns to each of its recipients.
@@ -174,11 +180,7 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch = space.deathtouch_pairs
     by_id = {s.id: s for s in sources}
-    # A gated pair's domain ends at what its source can legally give it: every legal
-    # assignment stays inside, and the relaxations HiGHS and CP-SAT bound with are
-    # tighter (on token swarms the linear bound on damage past the blockers falls by a
-    # fifth).
-    most = ceilings(space, sources)
+    most = ceilings(space, sources) if ceiled else {}
     for s in sources:
         for r in s.recipients:
             var = model.new_int_var(0, most.get((s.id, r.id), s.power), f"{s.id}->{r.id}")

@@ -325,7 +325,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     # Without the orders on interchangeable creatures that help CP-SAT: HiGHS detects
     # the symmetry itself, and proves the benchmark families' groups 10 to 35% sooner
     # without them.
-    built = build_group(space, sources, terms, exclude, symmetry=False, settings=settings)
+    built = build_group(space, sources, terms, exclude, symmetry=False, settings=settings,
+                        ceiled=True)
     t = translate(built.model, built.expressions)
     if t is None:
         return None
@@ -444,7 +445,7 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     None when HiGHS gives none (or ``deadline`` strikes first)."""
     if deadline is not None and deadline <= time.monotonic():
         return None
-    built = build_group(space, sources, [term], settings=settings)
+    built = build_group(space, sources, [term], settings=settings, ceiled=True)
     t = translate(built.model, built.expressions)
     if t is None:
         return None

@@ -75,7 +75,7 @@ def test_the_translation_reads_the_same_model_either_way(doc: dict, side: str,
     sources = [s for s in space.sources if s.recipients]
     if not sources:
         return
-    built = build_group(space, sources, terms)
+    built = build_group(space, sources, terms, ceiled=data.draw(st.booleans()))
     fast = milp.translate(built.model, built.expressions)
     original = milp._parsed
     try:
