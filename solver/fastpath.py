@@ -215,3 +215,43 @@ def _past(space: LegalSpace, others: list[Recipient], excess: int) -> list[dict[
     # The controller gets damage only once the planeswalker's loyalty is reached.
     return [{first.id: x, second.id: excess - x} for x in sorted(points)
             if 0 <= x <= excess and (x == excess or x >= loyalty)]
+
+
+def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, str], int]:
+    """For each gated pair of ``sources``, the most its source can legally assign to it
+    (only those below the source's power). 702.19b-e: the recipient gets damage only once
+    every item of its conditions is lethally or loyalty-assigned by all sources together;
+    the others can give an item at most their power (any of them with deathtouch: all it
+    needs), so the source must itself assign the rest to that item, a recipient of its own,
+    out of the same power (510.1a). Exact bounds of the domain, not a relaxation: every
+    legal assignment keeps within them."""
+    senders = space.senders
+    touching = space.deathtouch_pairs
+    conditions = space.conditions
+    helped: dict[str, tuple[int, frozenset[str]]] = {}
+    out: dict[tuple[str, str], int] = {}
+    for s in sources:
+        own = {r.id for r in s.recipients}
+        for r in s.recipients:
+            if not r.gated:
+                continue
+            required = 0
+            for c in {c.item: c for c in conditions[r]}.values():
+                if c.item not in own or c.item == r.id:
+                    continue
+                if c.item not in helped:
+                    givers = senders.get(c.item, ())
+                    helped[c.item] = (sum(o.power for o in givers), frozenset(
+                        o.id for o in givers if (o.id, c.item) in touching))
+                total, touch = helped[c.item]
+                if touch - {s.id}:
+                    continue  # another source's deathtouch can meet it with 1
+                others = total - s.power
+                if (s.id, c.item) in touching:
+                    required += 1 if others < c.threshold else 0
+                else:
+                    required += max(c.threshold - others, 0)
+            most = max(s.power - required, 0)
+            if most < s.power:
+                out[(s.id, r.id)] = most
+    return out

@@ -1,0 +1,141 @@
+"""Coupled parts: the exact bounds and reductions the search of a coupled group starts
+from, checked against every legal assignment the brute force lists."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trample.models.combat import Combat
+from trample.solver import milp
+from trample.solver.cpsat import build_group
+from trample.solver.fastpath import ceilings
+from trample.solver.rules import legal_space
+
+import brute
+from strategies import cached_legal_assignments, combats, contests, token_swarms
+
+SIDES = st.sampled_from(["attackers", "blockers"])
+SMALL = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+COMBATS = st.one_of(combats(rich=True), contests(), token_swarms())
+
+
+@SMALL
+@given(doc=COMBATS, side=SIDES)
+def test_every_legal_assignment_keeps_within_the_ceilings(doc: dict, side: str) -> None:
+    space = legal_space(Combat.from_json(doc), side)
+    most = ceilings(space, space.sources)
+    for pair, ceiling in most.items():
+        assert 0 <= ceiling < space.by_id[pair[0]].power
+    for assignment in cached_legal_assignments(doc, side):
+        for source, target, amount in assignment:
+            assert amount <= most.get((source, target), amount), (source, target)
+
+
+def test_a_trampler_keeps_back_what_its_own_blockers_need() -> None:
+    """A 5-power trampler blocked by a 2/2 of its own and a 3/3 it shares with a 1-power
+    attacker: at most 5 - 2 - (3 - 1) = 1 goes past them; a 1/1 deathtouch trampler
+    blocked by a 0/4 gets nothing past it only if the blocker is shared with nobody."""
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": 20}],
+           "creatures": [
+               {"id": "big", "controller": "a", "power": 5, "toughness": 5,
+                "keywords": ["trample"], "attacking": "d"},
+               {"id": "small", "controller": "a", "power": 1, "toughness": 1,
+                "attacking": "d"},
+               {"id": "dt", "controller": "a", "power": 1, "toughness": 1,
+                "keywords": ["trample", "deathtouch"], "attacking": "d"},
+               {"id": "own", "controller": "d", "power": 0, "toughness": 2,
+                "blocking": ["big"]},
+               {"id": "shared", "controller": "d", "power": 0, "toughness": 3,
+                "blocking": ["big", "small"]},
+               {"id": "wall", "controller": "d", "power": 0, "toughness": 4,
+                "blocking": ["dt"]}],
+           "step": "regular"}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    most = ceilings(space, space.sources)
+    assert most[("big", "d")] == 1
+    assert most[("dt", "d")] == 0
+    assert ("small", "shared") not in most
+
+
+@SMALL
+@given(doc=COMBATS, side=SIDES, data=st.data())
+def test_the_translation_reads_the_same_model_either_way(doc: dict, side: str,
+                                                        data: st.DataObject) -> None:
+    """HiGHS's rows come from the serialized proto when an in-memory file is at hand; the
+    field-by-field reading through OR-Tools' wrapper gives the same translation."""
+    space = legal_space(Combat.from_json(doc), side)
+    terms = brute.default_objective(side)
+    if side == "attackers":
+        terms = data.draw(st.permutations(terms))
+    sources = [s for s in space.sources if s.recipients]
+    if not sources:
+        return
+    built = build_group(space, sources, terms, ceiled=data.draw(st.booleans()))
+    fast = milp.translate(built.model, built.expressions)
+    original = milp._parsed
+    try:
+        milp._parsed = lambda model: None  # type: ignore[assignment]
+        slow = milp.translate(built.model, built.expressions)
+    finally:
+        milp._parsed = original  # type: ignore[assignment]
+    assert fast == slow
+    assert milp._parsed(built.model) is not None or not hasattr(os, "memfd_create")
+
+
+def _walled(life: int) -> dict:
+    """Two tramplers of power 5 on a player, each behind a 0/2 and a 2/2 of its own and
+    sharing a 0/3, a trampler of power 2 unblocked, and a 3/3 held by a 0/4: each of the
+    two can pass at most 1 (5 less its own blockers' 4), never both (the 0/3 needs 3 of
+    the 2 they have left), so the player can get at most 2 + 1 = 3 of their 12 power.
+    """
+    creatures = [{"id": f"a{i}", "controller": "a", "power": 5, "toughness": 5,
+                  "keywords": ["trample"], "attacking": "d"} for i in range(2)]
+    for i in range(2):
+        creatures.append({"id": f"w{i}", "controller": "d", "power": 0, "toughness": 2,
+                          "value": 1, "blocking": [f"a{i}"]})
+        creatures.append({"id": f"v{i}", "controller": "d", "power": 2, "toughness": 2,
+                          "value": 2, "blocking": [f"a{i}"]})
+    creatures.append({"id": "s", "controller": "d", "power": 0, "toughness": 3,
+                      "value": 1, "blocking": ["a0", "a1"]})
+    creatures.append({"id": "u", "controller": "a", "power": 3, "toughness": 3,
+                      "attacking": "d"})
+    creatures.append({"id": "x", "controller": "d", "power": 0, "toughness": 4,
+                      "value": 1, "blocking": ["u"]})
+    creatures.append({"id": "z", "controller": "a", "power": 2, "toughness": 2,
+                      "keywords": ["trample"], "attacking": "d"})
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": life}],
+            "creatures": creatures, "step": "regular"}
+
+
+def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch) -> None:
+    """The player is reached by two parts (the tramplers sharing a blocker, and an
+    unblocked trampler): where the senders' ceilings show the life out of reach, no
+    part's most damage is searched; every answer is the brute force's optimum."""
+    from trample.solver import api, optimize
+
+    searched: list[bool] = []
+    original = optimize._most_damage
+
+    def spy(*args: object, **kwargs: object) -> int:
+        searched.append(not args[-1])
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(optimize, "_most_damage", spy)
+    for life, searches in ((5, False), (4, True), (3, None)):
+        searched.clear()
+        doc = _walled(life)
+        space = legal_space(Combat.from_json(doc), "attackers")
+        assert len(space.parts) == 3 and sum(s.power for s in space.sources) >= life
+        terms = ["lethal", "kills", "player_damage"]
+        result = api.solve(doc, objective=terms)
+        assert result["status"] == "optimal"
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+        if searches is not None:
+            # 5: the ceilings (1 + 1 + 2) settle it; 4: they do not, the exact most does.
+            assert searched and any(searched) == searches, searched
