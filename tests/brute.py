@@ -20,6 +20,42 @@ Decisions taken where SPEC.md is silent (given by the project):
 - A creature whose §2 row gives it no recipients (e.g. blocked, no trample, every blocker
   gone) assigns nothing: like a creature with power <= 0 it is left out of
   `assigning_sources`, and it must have no positive entry.
+
+SPEC §10 (banding and damage-assignment effects), and the decisions taken where it is
+silent:
+
+- How much (510.1a): `assigned_amount` is the power, the toughness with
+  `assigns: "toughness"`, 0 with `assigns: "none"`; 0 or less assigns nothing.
+- Who chooses (`chooser_side`): an attacker belongs to side `blockers` when a creature
+  blocking it (one whose `blocking` lists it, whatever the step) has banding, or when two
+  different creatures blocking it both have quality Q and the first has `bands with other
+  Q` (702.22j), or with `assigned_by: "opponent"`; a blocker belongs to side `attackers`
+  likewise for the attackers it blocks (702.22k). Several reasons never flip back. A
+  creature neither attacking nor blocking belongs to no side. Then 510.4's step filter,
+  then the amount. `blocked: true` with no blocker listed flips nothing.
+- Qualities: Q is read from the normalized keyword (`bands with other Q`, so Q is
+  lower-cased with `_`, `-` and runs of spaces turned into one space), and each entry of
+  `qualities` is normalized the same way before comparing; a keyword with an empty Q is
+  ignored.
+- `as_though_unblocked` counts only on a blocked attacker (an unblocked one has one kind
+  of split anyway; on a creature that is not attacking it is ignored). Such an attacker
+  has two *modes*, the §2 row as blocked and the row as if unblocked, each with its own
+  recipients and conditions; a mode with no recipients allows exactly the empty split (so
+  a Thorn Elemental whose planeswalker left combat, or whose blockers are all gone
+  without trample, may also assign nothing). An assignment is legal when some choice of
+  one mode per such creature makes every condition hold over the whole assignment.
+- An attacker with `as_though_unblocked: true` whose damage belongs to side `blockers`
+  raises ValueError (`check_document`), whatever the side asked, the step and whether it
+  is blocked.
+- `recipients` of a creature with two modes is the union in the order of §3's output:
+  its blockers in document order, then what it attacks, then that planeswalker's
+  controller (the as-blocked row's order, then the as-unblocked row's new ids).
+- Objectives: a side's own creatures are the attackers (side `attackers`) or the
+  creatures blocking (side `blockers`); own players are the active player, or every
+  other player. `survivals` sums `value` of own creatures that `creature_died` does not
+  kill (so one already at toughness 0 or less never survives, as `deaths` counts it);
+  `life_kept` is minus the life (not poison) own players lose to the dealt damage,
+  lifelink not netted.
 """
 
 from __future__ import annotations
@@ -49,8 +85,10 @@ ASSIGNED_TERMS = (
     "planeswalker_damage",
     "battle_damage",
 )
-TERMS = OUTCOME_TERMS + ASSIGNED_TERMS
-BOTH_SIDES_TERMS = ("kills", "deaths", "life_gain")
+OWN_SIDE_TERMS = ("survivals", "life_kept")
+"""SPEC §10's terms: what a side's own assignment does to its own creatures and players."""
+TERMS = OUTCOME_TERMS + ASSIGNED_TERMS + OWN_SIDE_TERMS
+BOTH_SIDES_TERMS = ("kills", "deaths", "life_gain", "survivals", "life_kept")
 
 TRAMPLE = "trample"
 TRAMPLE_OVER_PLANESWALKERS = "trample over planeswalkers"
@@ -58,6 +96,8 @@ DEATHTOUCH = "deathtouch"
 FIRST_STRIKE = "first strike"
 DOUBLE_STRIKE = "double strike"
 INDESTRUCTIBLE = "indestructible"
+BANDING = "banding"
+BANDS_WITH_OTHER = "bands with other "
 
 # Conditions a recipient may carry (SPEC §2 table, "conditions on the amounts").
 NEEDS_BLOCKERS_LETHAL = "every blocker lethally assigned"
@@ -184,16 +224,129 @@ def _check_side(side: str) -> None:
 
 
 # ---------------------------------------------------------------------------
+# SPEC §10: who chooses, and how much
+# ---------------------------------------------------------------------------
+
+
+def qualities(creature: dict) -> set[str]:
+    """The creature's `qualities`, normalized as keywords are."""
+    return {normalize_keyword(q) for q in creature.get("qualities", [])} - {""}
+
+
+def bands_with_other(creature: dict) -> set[str]:
+    """Every Q of the creature's `bands with other Q` keywords (normalized)."""
+    result = set()
+    for keyword in _keywords(creature):
+        if keyword.startswith(BANDS_WITH_OTHER):
+            quality = keyword[len(BANDS_WITH_OTHER):].strip()
+            if quality != "":
+                result.add(quality)
+    return result
+
+
+def _banding_group(group: list[dict]) -> bool:
+    """702.22j/k: the group (the creatures blocking one attacker, or the attackers one
+    creature blocks) holds a creature with banding, or a Q creature with `bands with
+    other Q` and another, different, Q creature."""
+    for first in group:
+        if _has(first, BANDING):
+            return True
+        for quality in bands_with_other(first) & qualities(first):
+            for second in group:
+                if second is not first and quality in qualities(second):
+                    return True
+    return False
+
+
+def banding_moves(doc: dict, creature_id: str) -> bool:
+    """True when banding (702.22j for an attacker, 702.22k for a blocker) gives this
+    creature's damage to the other side."""
+    creature = _creature(doc, creature_id)
+    if creature is None:
+        return False
+    if _is_attacking(creature):
+        group = [_creature(doc, b) for b in _blockers_of(doc, creature_id)]
+        return _banding_group([c for c in group if c is not None])
+    if _is_blocking(creature):
+        group = [_creature(doc, a) for a in creature["blocking"]]
+        return _banding_group([c for c in group if c is not None])
+    return False
+
+
+def chooser_side(doc: dict, creature_id: str) -> str | None:
+    """The side whose request judges, counts, enumerates and optimizes this creature's
+    damage: its controller's (`attackers` for an attacking creature, `blockers` for a
+    blocking one), or the other when banding (702.22j/k) or `assigned_by: "opponent"`
+    moves it (several reasons do not move it back). None for a creature neither
+    attacking nor blocking."""
+    creature = _creature(doc, creature_id)
+    if creature is None:
+        return None
+    if _is_attacking(creature):
+        own, other = "attackers", "blockers"
+    elif _is_blocking(creature):
+        own, other = "blockers", "attackers"
+    else:
+        return None
+    moved = banding_moves(doc, creature_id) or creature.get("assigned_by") == "opponent"
+    return other if moved else own
+
+
+def other_side_rule(doc: dict, creature_id: str) -> str:
+    """The rule `validate` cites for damage given by a creature that does not belong to
+    the requesting side: 702.22j / 702.22k when banding moved it there, else 510.1."""
+    creature = _creature(doc, creature_id)
+    if creature is not None and banding_moves(doc, creature_id):
+        return "702.22j" if _is_attacking(creature) else "702.22k"
+    return "510.1"
+
+
+def assigned_amount(creature: dict) -> int:
+    """510.1a with SPEC §10's `assigns`: the power, the toughness, or 0 for `none`."""
+    kind = creature.get("assigns", "power")
+    if kind == "none":
+        return 0
+    if kind == "toughness":
+        return creature["toughness"]
+    return creature["power"]
+
+
+def _as_though_unblocked(doc: dict, creature: dict) -> bool:
+    """An attacker with `as_though_unblocked` that is blocked: it has two modes."""
+    if not _is_attacking(creature) or creature.get("as_though_unblocked") is not True:
+        return False
+    return len(_blockers_of(doc, creature["id"])) > 0 or creature.get("blocked") is True
+
+
+def check_document(doc: dict) -> None:
+    """SPEC §10: an attacker with `as_though_unblocked` whose damage the defending side
+    assigns is refused (ValueError)."""
+    for creature in _creatures(doc):
+        if creature.get("as_though_unblocked") is True and _is_attacking(creature) \
+                and chooser_side(doc, creature["id"]) == "blockers":
+            raise ValueError(f"{creature['id']}: as_though_unblocked on an attacker whose "
+                             "damage the defending side assigns")
+
+
+# ---------------------------------------------------------------------------
 # SPEC §2: who assigns, and to whom
 # ---------------------------------------------------------------------------
 
 
-def _attacker_plan(doc: dict, attacker: dict) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+Mode = tuple[list[str], dict[str, tuple[str, ...]]]
+"""One kind of split of a creature: its recipients and, for each recipient that has one,
+the conditions under which it may get a positive amount."""
+
+
+def _attacker_plan(doc: dict, attacker: dict, as_blocked: bool | None = None) -> Mode:
     """The §2 row for an attacker: its recipients and, for each recipient that has
-    one, the conditions under which it may get a positive amount."""
+    one, the conditions under which it may get a positive amount. `as_blocked` False
+    reads the row as if it were unblocked (SPEC §10 `as_though_unblocked`)."""
     target = attacker["attacking"]
     blockers = _blockers_of(doc, attacker["id"])
     blocked = len(blockers) > 0 or attacker.get("blocked") is True
+    if as_blocked is False:
+        blocked = False
     top = _has(attacker, TRAMPLE_OVER_PLANESWALKERS)
     trample = top or _has(attacker, TRAMPLE)
     live = _is_live(doc, target)
@@ -223,41 +376,53 @@ def _attacker_plan(doc: dict, attacker: dict) -> tuple[list[str], dict[str, tupl
     return list(blockers), {}
 
 
-def recipients(doc: dict, side: str, source_id: str) -> list[str]:
-    """The ids `source_id` may assign to, from the SPEC §2 table (the step and the power
-    are not looked at here; see `assigning_sources`). A creature that is not on `side`
-    (not attacking for `attackers`, not blocking for `blockers`) has none."""
+def modes(doc: dict, side: str, source_id: str) -> list[Mode]:
+    """The kinds of split `source_id` may choose for `side`: one §2 row, or two (as
+    blocked, then as if unblocked) for a blocked attacker with `as_though_unblocked`.
+    A creature that does not belong to `side` (`chooser_side`) has none."""
     _check_side(side)
     creature = _creature(doc, source_id)
-    if creature is None:
+    if creature is None or chooser_side(doc, source_id) != side:
         return []
-    if side == "attackers":
-        if not _is_attacking(creature):
-            return []
-        return _attacker_plan(doc, creature)[0]
-    if not _is_blocking(creature):
-        return []
-    return list(creature["blocking"])  # 510.1d; trample does nothing here (702.19a)
+    if _is_attacking(creature):
+        if _as_though_unblocked(doc, creature):
+            return [_attacker_plan(doc, creature, True), _attacker_plan(doc, creature, False)]
+        return [_attacker_plan(doc, creature)]
+    return [(list(creature["blocking"]), {})]  # 510.1d; trample does nothing (702.19a)
+
+
+def recipients(doc: dict, side: str, source_id: str) -> list[str]:
+    """The ids `source_id` may assign to, from the SPEC §2 table (the step and the power
+    are not looked at here; see `assigning_sources`): with two modes, the union, in
+    order of first appearance (blockers, what it attacks, the planeswalker's controller).
+    A creature that does not belong to `side` (`chooser_side`) has none."""
+    result: list[str] = []
+    for mode_recipients, _conditions in modes(doc, side, source_id):
+        result += [r for r in mode_recipients if r not in result]
+    return result
 
 
 def assigning_sources(doc: dict, side: str) -> list[tuple[str, int]]:
-    """(id, power) of every creature that assigns combat damage for `side` in the
-    effective step, in document order. Left out: creatures not on the side, creatures
-    the step filter excludes, power <= 0 (510.1a), and creatures with no recipients."""
+    """(id, amount) of every creature that assigns combat damage for `side` in the
+    effective step, in document order. Left out: creatures that do not belong to the
+    side (`chooser_side`), creatures the step filter excludes, an amount <= 0 (510.1a,
+    `assigned_amount`), and creatures with no recipients. Raises ValueError on a
+    document `check_document` refuses."""
     _check_side(side)
+    check_document(doc)
     step = effective_step(doc)
     result = []
     for creature in _creatures(doc):
-        on_side = _is_attacking(creature) if side == "attackers" else _is_blocking(creature)
-        if not on_side:
+        if chooser_side(doc, creature["id"]) != side:
             continue
         if not _assigns_in_step(creature, step):
             continue
-        if creature["power"] <= 0:
+        amount = assigned_amount(creature)
+        if amount <= 0:
             continue
         if not recipients(doc, side, creature["id"]):
             continue
-        result.append((creature["id"], creature["power"]))
+        result.append((creature["id"], amount))
     return result
 
 
@@ -304,50 +469,69 @@ def is_loyalty_assigned(doc: dict, amounts, pw_id: str) -> bool:
     return _assigned_to(amounts, pw_id) >= _planeswalker(doc, pw_id)["loyalty"]
 
 
-def is_legal(doc: dict, side: str, assignment: dict[tuple[str, str], int]) -> bool:
-    """SPEC §3: every assigning creature gives exactly its power to its recipients,
-    nothing goes anywhere else, and every §2 condition holds."""
-    _check_side(side)
-    amounts = _as_amounts(assignment)
-    sources = dict(assigning_sources(doc, side))
-    allowed = {source: recipients(doc, side, source) for source in sources}
-    given = {source: 0 for source in sources}
+def _conditions_hold(doc: dict, amounts: dict[tuple[str, str], int], source: str,
+                     conditions: dict[str, tuple[str, ...]]) -> bool:
+    """Every §2 condition of a recipient that `source` gives a positive amount."""
+    attacker = _creature(doc, source)
+    for recipient, needs in conditions.items():
+        if amounts.get((source, recipient), 0) <= 0:
+            continue
+        for need in needs:
+            if need == NEEDS_BLOCKERS_LETHAL:
+                for blocker in _blockers_of(doc, source):
+                    if not is_lethally_assigned(doc, amounts, blocker):
+                        return False
+            elif need == NEEDS_TARGET_LOYALTY:
+                if not is_loyalty_assigned(doc, amounts, attacker["attacking"]):
+                    return False
+            else:  # pragma: no cover
+                raise AssertionError(need)
+    return True
 
+
+def _legal_in_modes(doc: dict, amounts: dict[tuple[str, str], int],
+                    sources: dict[str, int], chosen: dict[str, Mode]) -> bool:
+    """Legal when each source uses the mode `chosen` for it: every positive entry goes
+    from a source to a recipient of its mode, a mode with recipients gets exactly the
+    amount (one without gets nothing), and every condition holds over the whole
+    assignment."""
+    given = {source: 0 for source in sources}
     for (source, target), amount in amounts.items():
         if amount < 0:
             return False
         if amount == 0:
             continue
         if source not in sources:
-            return False  # a creature that does not assign gives something
-        if target not in allowed[source]:
-            return False  # something goes to a non-recipient
+            return False  # a creature that does not assign here gives something
+        if target not in chosen[source][0]:
+            return False  # something goes to a non-recipient of the chosen mode
         given[source] += amount
-
-    for source, power in sources.items():
-        if given[source] != power:
+    for source, amount in sources.items():
+        owed = amount if chosen[source][0] else 0
+        if given[source] != owed:
             return False
+    return all(_conditions_hold(doc, amounts, source, chosen[source][1])
+               for source in sources)
 
-    if side == "blockers":
-        return True  # 510.1d: any split among the attackers it blocks
 
-    for source in sources:
-        attacker = _creature(doc, source)
-        _recipients, conditions = _attacker_plan(doc, attacker)
-        for recipient, needs in conditions.items():
-            if amounts.get((source, recipient), 0) <= 0:
-                continue
-            for need in needs:
-                if need == NEEDS_BLOCKERS_LETHAL:
-                    for blocker in _blockers_of(doc, source):
-                        if not is_lethally_assigned(doc, amounts, blocker):
-                            return False
-                elif need == NEEDS_TARGET_LOYALTY:
-                    if not is_loyalty_assigned(doc, amounts, attacker["attacking"]):
-                        return False
-                else:  # pragma: no cover
-                    raise AssertionError(need)
-    return True
+def _mode_vectors(doc: dict, side: str, sources: dict[str, int]
+                  ) -> Iterable[dict[str, Mode]]:
+    """Every choice of one mode per assigning source."""
+    names = list(sources)
+    per_source = [modes(doc, side, source) for source in names]
+    for vector in itertools.product(*per_source):
+        yield dict(zip(names, vector, strict=True))
+
+
+def is_legal(doc: dict, side: str, assignment: dict[tuple[str, str], int]) -> bool:
+    """SPEC §3: every assigning creature gives exactly its amount to its recipients,
+    nothing goes anywhere else, and every §2 condition holds; with SPEC §10's
+    `as_though_unblocked`, for some choice of mode per such creature."""
+    _check_side(side)
+    amounts = _as_amounts(assignment)
+    sources = dict(assigning_sources(doc, side))
+    return any(_legal_in_modes(doc, amounts, sources, chosen)
+               for chosen in _mode_vectors(doc, side, sources))
 
 
 # ---------------------------------------------------------------------------
@@ -371,25 +555,30 @@ def weak_compositions(total: int, parts: int) -> list[tuple[int, ...]]:
 def legal_assignments(doc: dict, side: str) -> list[frozenset[tuple[str, str, int]]]:
     """Every distinct legal assignment once, as frozensets of (source, target, amount)
     with amount > 0. The empty frozenset is the one legal assignment when nobody
-    assigns."""
+    assigns. With SPEC §10's `as_though_unblocked`: for every choice of one mode per
+    source, the product of each source's splits in its mode, kept when legal in those
+    modes; the union over the choices, each assignment once."""
     _check_side(side)
-    per_source = []
-    for source, power in assigning_sources(doc, side):
-        targets = recipients(doc, side, source)
-        splits = []
-        for split in weak_compositions(power, len(targets)):
-            pairs = zip(targets, split, strict=True)
-            splits.append([(source, target, amount) for target, amount in pairs if amount > 0])
-        per_source.append(splits)
-
+    sources = dict(assigning_sources(doc, side))
     result = []
     seen = set()
-    for choice in itertools.product(*per_source):
-        triples = frozenset(triple for split in choice for triple in split)
-        amounts = {(source, target): amount for source, target, amount in triples}
-        if is_legal(doc, side, amounts) and triples not in seen:
-            seen.add(triples)
-            result.append(triples)
+    for chosen in _mode_vectors(doc, side, sources):
+        per_source = []
+        for source, amount in sources.items():
+            targets = chosen[source][0]
+            splits = []
+            if not targets:
+                splits.append([])  # this mode assigns nothing (510.1b, 510.1c)
+            for split in weak_compositions(amount, len(targets)) if targets else []:
+                pairs = zip(targets, split, strict=True)
+                splits.append([(source, target, n) for target, n in pairs if n > 0])
+            per_source.append(splits)
+        for choice in itertools.product(*per_source):
+            triples = frozenset(triple for split in choice for triple in split)
+            amounts = {(source, target): n for source, target, n in triples}
+            if triples not in seen and _legal_in_modes(doc, amounts, sources, chosen):
+                seen.add(triples)
+                result.append(triples)
     return result
 
 
@@ -404,6 +593,17 @@ def default_objective(side: str) -> list[str]:
     if side == "attackers":
         return list(OUTCOME_TERMS)
     return ["deaths", "life_gain"]
+
+
+def default_objective_10(side: str) -> list[str]:
+    """SPEC §10: the default objective terms once a side may assign the other side's
+    creatures. On a document where each side assigns only its own creatures `survivals`
+    and `life_kept` are constant, so these order assignments as `default_objective`."""
+    _check_side(side)
+    if side == "attackers":
+        return ["losses", "deaths", "survivals", "planeswalker_deaths", "battle_deaths",
+                "poison", "life_loss", "loyalty_loss", "defense_loss", "life_gain"]
+    return ["life_kept", "survivals", "deaths", "life_gain"]
 
 
 def plain_objective(side: str) -> list[str]:
@@ -602,14 +802,24 @@ def _outcome_value(doc: dict, side: str, amounts: dict[tuple[str, str], int],
         return sum(res["loyalty_lost"].values())
     if term == "defense_loss":
         return sum(res["defense_lost"].values())
+    own_players = [doc["active_player"]] if side == "attackers" \
+        else [p["id"] for p in opponents]
     if term == "life_gain":
-        own = [doc["active_player"]] if side == "attackers" else [p["id"] for p in opponents]
-        return sum(res["life_gained"].get(pid, 0) for pid in own)
+        return sum(res["life_gained"].get(pid, 0) for pid in own_players)
+    if term == "life_kept":
+        return -sum(res["life_lost"].get(pid, 0) for pid in own_players)
+    if term == "survivals":
+        total = 0
+        for creature in _creatures(doc):
+            own = _is_attacking(creature) if side == "attackers" else _is_blocking(creature)
+            if own and not creature_died(creature, res):
+                total += creature.get("value", 1)
+        return total
     raise ValueError(f"unknown objective term {term!r}")  # pragma: no cover
 
 
 def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[int, ...]:
-    """The value of each SPEC §4 term, in order. `assignment` is a dict
+    """The value of each SPEC §4, §7 or §10 term, in order. `assignment` is a dict
     {(source, target): amount} or an iterable of (source, target, amount)."""
     _check_side(side)
     terms = list(terms)
@@ -619,7 +829,8 @@ def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[i
         if side == "blockers" and term not in BOTH_SIDES_TERMS:
             raise ValueError(f"objective term {term!r} does not apply to side 'blockers'")
     amounts = _as_amounts(assignment)
-    return tuple(_outcome_value(doc, side, amounts, term) if term in OUTCOME_TERMS
+    return tuple(_outcome_value(doc, side, amounts, term)
+                 if term in OUTCOME_TERMS or term in OWN_SIDE_TERMS
                  else _term_value(doc, side, amounts, term) for term in terms)
 
 

@@ -10,6 +10,17 @@ answered by walking the whole list that the brute force of ``brute.py`` produces
 - ``project(values)``: the nearest legal assignment in L1 distance over every
   (source, target) pair (missing pairs are 0), ties broken by the default objective
   (lexicographically larger first) and then by position in the order.
+
+``pair_order(doc, side)`` writes the pair order from the contract's output order:
+the sources that assign for the side (those that belong to it, `brute.chooser_side`,
+after the step filter and the amount) in document order, and each source's recipients
+in §2's order: an attacker's blockers in document order, then what it attacks, then
+(trample over planeswalkers) the planeswalker's controller; a blocker's attackers in the
+order of its `blocking`. An attacker with `as_though_unblocked` has the union of its
+pairs as blocked and as if unblocked, in that same order (its blockers, then what it
+attacks, then the controller): the rows as if unblocked add no recipient that its rows as
+blocked do not already place there. Enumerate's order stays what ``enumerate`` lists;
+``ordered`` checks that it holds exactly the union, each assignment once.
 """
 
 from __future__ import annotations
@@ -23,6 +34,12 @@ except ImportError:  # tests/ is not a package
     import brute
 
 Pair = tuple[str, str]
+
+
+def pair_order(doc: dict, side: str) -> list[Pair]:
+    """The legal (source, recipient) pairs of ``side``, in the contract's order."""
+    return [(source, target) for source, _amount in brute.assigning_sources(doc, side)
+            for target in brute.recipients(doc, side, source)]
 
 
 def as_vector(pairs: list[Pair], entries: list[dict]) -> tuple[int, ...]:
@@ -70,8 +87,14 @@ def distance(pairs: list[Pair], vector: tuple[int, ...],
 
 
 def project(doc: dict, side: str, pairs: list[Pair], order: list[tuple[int, ...]],
-            values: Mapping[Pair, Fraction]) -> tuple[tuple[int, ...], Fraction]:
-    terms = brute.default_objective(side)
+            values: Mapping[Pair, Fraction], terms: list[str] | None = None
+            ) -> tuple[tuple[int, ...], Fraction]:
+    """The nearest legal assignment and its distance; ties by ``terms`` (default: the
+    side's default objective, `brute.default_objective`, which orders assignments as
+    `brute.default_objective_10` on a document where each side assigns only its own
+    creatures; pass the latter for documents where banding or `assigned_by` moves a
+    creature)."""
+    terms = terms if terms is not None else brute.default_objective(side)
 
     def key(i: int) -> tuple:
         v = order[i]

@@ -1,6 +1,15 @@
 """A brute-force oracle for planning both combat damage steps, written only from the
 text of SPEC §8 (and §7 for what damage does), on raw combat/1 dicts: plain nested
-enumeration of the four choices, no pruning. Use it on tiny combats only."""
+enumeration of the four choices, no pruning. Use it on tiny combats only.
+
+SPEC §10 in both steps: each side's split covers the creatures that belong to it
+(`brute.chooser_side`, read from the document of that step). The regular step's
+document is the combat that remains, so a creature moved by banding goes back to its
+controller's side once every creature that moved it has died in the first-strike step
+(an attacker blocked only by a creature with banding that died is still blocked,
+509.1h, but no longer blocked by a creature with banding). The attackers' objective is
+scored on the whole combat as before: `deaths` the blockers that die, `survivals` the
+attackers that live, whichever side chose the damage that killed them."""
 
 from __future__ import annotations
 
