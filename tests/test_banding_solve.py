@@ -13,10 +13,8 @@ import brute_plan
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import combats, split_count, with_outcomes
 from test_plan import tiny_plans
 
-import brute
 from trample.models.combat import Combat
 from trample.models.errors import InputError
 from trample.solver import api
@@ -25,6 +23,9 @@ from trample.solver.objectives import DEFAULTS, OWN_TERMS, evaluate, parse_objec
 from trample.solver.optimize import mode_vectors
 from trample.solver.optimize import solve as optimize
 from trample.solver.rules import legal_space, mode_space
+
+import brute
+from strategies import combats, split_count, with_outcomes
 
 Doc = dict[str, Any]
 SIDES = st.sampled_from(["attackers", "blockers"])
