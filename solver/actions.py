@@ -503,6 +503,18 @@ def _rank_part(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]]) -> int
 # -- parsing the parameters -------------------------------------------------------------
 
 
+def _listed(space: LegalSpace, pair: Pair) -> bool:
+    """Whether ``pair`` is one of :func:`pair_order` (which, with an attacker that may
+    assign as though unblocked, holds the pairs of both its sets of splits)."""
+    if pair in space.pairs:
+        return True
+    if not space.alternatives:
+        return False
+    from trample.solver.union import union_pair_set
+
+    return pair in union_pair_set(space)
+
+
 def parse_pair(space: LegalSpace, raw: object, path: str = "pair") -> Pair:
     """``[source, target]`` (or ``{source, target}``): a pair of :func:`pair_order`."""
     if isinstance(raw, Mapping):
@@ -520,7 +532,7 @@ def parse_pair(space: LegalSpace, raw: object, path: str = "pair") -> Pair:
         target = check_id(raw[1], f"{path}[1]")
     else:
         raise InputError(path, "must be a pair [source, target]")
-    if (source, target) not in space.pairs:
+    if not _listed(space, (source, target)):
         raise InputError(path, f"({source!r}, {target!r}) is not a legal (source, "
                          "recipient) pair of pair_order")
     return source, target
@@ -558,7 +570,7 @@ def parse_fixed(space: LegalSpace, raw: object, path: str = "fixed") -> dict[Pai
                              f"{brief_repr(amount)}")
         if amount < 0:
             raise InputError(f"{where}.amount", f"must be at least 0, not {amount}")
-        if (source, target) not in space.pairs:
+        if not _listed(space, (source, target)):
             raise InputError(where, f"({source!r}, {target!r}) is not a legal (source, "
                              "recipient) pair of pair_order")
         if (source, target) in fixed:

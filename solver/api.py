@@ -53,6 +53,7 @@ from trample.solver.results import (
 )
 from trample.solver.rules import SIDES, LegalSpace, Side, legal_space
 from trample.solver.search_settings import SHIPPED, SearchSettings
+from trample.solver.union import UnionActions, actions_of, census_of
 from trample.solver.validate import each_violation
 
 DEFAULT_TIME_LIMIT = 60.0
@@ -356,7 +357,7 @@ def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Validat
 
 def count(document: Mapping[str, Any], *, side: str | None = None) -> CountResult:
     """The exact number of distinct legal assignments."""
-    return {"count": Census(space_of(document, side)).count()}
+    return {"count": census_of(space_of(document, side)).count()}
 
 
 def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = None,
@@ -370,7 +371,7 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
     if limit is not None:
         limit = check_int(limit, "limit", minimum=0)
     after = check_int(after, "after", minimum=0)
-    census = Census(space)
+    census = census_of(space)
     return _stream(space, islice(census.enumerate(), after, None), limit, "enumerate",
                    document, {"side": side, "limit": limit, "after": after})
 
@@ -398,7 +399,7 @@ def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
     space = space_of(document, side)
     n = check_int(n, "n", minimum=0)
     seed = seed_of(seed)
-    census = Census(space)
+    census = census_of(space)
     rng = random.Random(seed)
     draws = (census.sample(rng) for _ in range(n))
     return _stream(space, draws, None, "sample", document,
@@ -518,15 +519,13 @@ class Prepared:
     def actions(self) -> Any:
         """The :class:`~trample.solver.actions.Actions` of the space (built once)."""
         if self._actions is None:
-            from trample.solver.actions import Actions
-
-            self._actions = Actions(self.space)
+            self._actions = actions_of(self.space)
         return self._actions
 
     @property
-    def census(self) -> Census:
+    def census(self) -> Census | UnionActions:
         """The space's exact counting structure (built once)."""
-        census: Census = self.actions.census
+        census: Census | UnionActions = self.actions.census
         return census
 
     def solve(self, *, objective: list[str] | str | None = None,

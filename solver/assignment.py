@@ -45,9 +45,16 @@ def canonical(space: LegalSpace,
     """The entries of ``amounts`` (positive only), sources and targets in legal-space
     order: the canonical order of every assignment the solver answers."""
     order: dict[tuple[str, str], int] = {}
-    for s in space.sources:
-        for r in s.recipients:
-            order[(s.id, r.id)] = len(order)
+    if space.alternatives:
+        # The pairs of both sets of splits of an attacker that may assign as though
+        # unblocked, in pair_order's order.
+        from trample.solver.union import union_pairs
+
+        order = {p: j for j, p in enumerate(union_pairs(space))}
+    else:
+        for s in space.sources:
+            for r in s.recipients:
+                order[(s.id, r.id)] = len(order)
     pairs = sorted((p for p, a in amounts.items() if a > 0),
                    key=lambda p: (order.get(p, len(order)), p))
     return [(s, t, amounts[(s, t)]) for s, t in pairs]

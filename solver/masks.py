@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
     """The columns of a candidate array: every legal (source, recipient) pair, sources in
-    document order, each source's recipients in the order of its legal space."""
+    document order, each source's recipients in the order of its legal space (with an
+    attacker that may assign as though unblocked, the pairs of both its sets of splits:
+    :func:`trample.solver.union.union_pairs`)."""
+    if space.alternatives:
+        from trample.solver.union import union_pairs
+
+        return union_pairs(space)
     return list(space.pairs)
 
 
@@ -27,6 +33,10 @@ def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.b
     """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
     import numpy as np
 
+    if space.alternatives:
+        from trample.solver.union import validate_many as union_judge
+
+        return union_judge(space, amounts)
     pairs = pair_order(space)
     a = np.asarray(amounts)
     if a.ndim == 1:

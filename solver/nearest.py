@@ -21,7 +21,7 @@ assignments that reach it):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from math import ceil, floor, lcm
 
@@ -141,10 +141,13 @@ def _cut_near(model: cp_model.CpModel, solver: cp_model.CpSolver,
     model.add(total <= _optimum(model, solver, total) + 2 * len(inside))
 
 
-def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) -> Amounts:
+def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
+            lexicographic: Sequence[Pair] | None = None) -> Amounts:
     """The legal assignment nearest ``values`` over the legal pairs, ties to the default
     objective and then to the first in enumeration order (pairs that are not legal add
-    the same to every distance, so they play no part)."""
+    the same to every distance, so they play no part). With ``lexicographic``, the last
+    tie-break is the smallest amounts over those pairs in lexicographic order instead
+    (the order of a union of spaces, :mod:`trample.solver.union`)."""
     # The legal space's model, as the search builds it (the rules, and each term of the
     # default objective as an expression), without symmetry breaking: the nearest split
     # to a given vector is not one of a class of interchangeable ones.
@@ -192,6 +195,20 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction]) 
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
     incumbent = {p: solver.value(v) for p, v in x.items()}
+
+    if lexicographic is not None:
+        # 3'. The lexicographically smallest among those left: each pair in turn at its
+        # least amount.
+        for p in lexicographic:
+            if p in x:
+                model.minimize(x[p])
+                model.add(x[p] == _optimum(model, solver, x[p]))
+        model.clear_objective()  # type: ignore[no-untyped-call]
+        code = solver.solve(model)
+        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
+        found = {p: solver.value(v) for p, v in x.items()}
+        return {p: n for p, n in found.items() if n > 0}
 
     # 3. The first in enumeration order among those left.
     for ps in census.parts:

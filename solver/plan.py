@@ -26,9 +26,10 @@ from trample.models.combat import Combat, brief_repr
 from trample.models.errors import InputError
 from trample.models.outcomes import StepResult, deal_step
 from trample.solver.assignment import Amounts
-from trample.solver.counting import Census, CountOutOfReach
+from trample.solver.counting import CountOutOfReach
 from trample.solver.objectives import battle_targets, term_names, walker_targets
 from trample.solver.rules import legal_space
+from trample.solver.union import census_of
 
 PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
                                "battle_deaths", "poison", "life_loss", "loyalty_loss",
@@ -108,12 +109,12 @@ class _Scorer:
 
 
 def _splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
-    return [dict(a) for a in Census(legal_space(combat, side)).enumerate()]
+    return [dict(a) for a in census_of(legal_space(combat, side)).enumerate()]
 
 
 def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:
     try:
-        return Census(legal_space(combat, side)).count()
+        return census_of(legal_space(combat, side)).count()
     except CountOutOfReach:
         return MAX_PLAN_SIZE + 1
 

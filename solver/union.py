@@ -1,0 +1,515 @@
+"""Legal splits of a combat where some blocked attacker may assign its combat damage as
+though it weren't blocked: count, enumerate, sample, rank, unrank, options, project.
+
+Such an attacker (Thorn Elemental, Lone Wolf; :attr:`LegalSpace.alternatives`) may choose
+a split allowed for it as blocked (510.1c, 702.19b-e) or one allowed as though it weren't
+blocked (510.1b, 702.19c, 702.19e): its legal splits are the union of the two sets, and a
+whole assignment is legal when some choice of set per attacker makes every condition
+hold. :func:`~trample.solver.rules.mode_space` fixes each attacker to one set, and
+:func:`~trample.solver.rules.modes_of` names the one set a split belongs to, so the
+union falls into disjoint *pieces*: piece(m) holds the splits of ``mode_space(m)`` whose
+``modes_of`` is m. Within ``mode_space(m)`` that is one condition per attacker fixed to
+its blocked splits that has blockers to assign to: it assigns something to one of them
+(an attacker fixed to its splits as though unblocked never reaches a blocker, and one
+with nothing to assign to either way assigns nothing). So
+
+    |piece(m) agreeing with fixed| = sum over subsets S of those attackers of
+        (-1)^|S| * count(mode_space(m), fixed plus "each attacker of S gives 0 to each
+        of its blockers"),
+
+a sum of at most 3^k exact counts of plain spaces (k attackers), each read from
+:class:`~trample.solver.actions.Actions`; more than :data:`MAX_TERMS` terms are refused,
+never estimated. ``options`` adds up the terms' options the same way.
+
+**Pairs.** :func:`union_pairs`: each source's pairs in document order of the sources;
+an attacker's blockers in document order, then what it attacks, then that planeswalker's
+controller (the pairs of both sets of splits of an attacker with two).
+
+**Order.** The legal assignments of such a combat come in ascending lexicographic order
+of their amounts over :func:`union_pairs` (the first pair most significant). ``unrank``
+descends the pairs, taking at each the amount whose block of completions (``options``)
+holds the index; ``rank`` adds up, pair by pair, the completions of every smaller amount;
+``enumerate`` yields the same order (small spaces: every piece's assignments gathered and
+sorted; large ones: a depth-first walk with ``options``, streaming). A combat without
+such an attacker keeps the order of :class:`~trample.solver.counting.Census`.
+
+**Sampling.** A piece is drawn in proportion to its count, then a uniform split of its
+mode space is drawn until it lies in the piece (at most :data:`REJECTIONS` tries, then an
+exact draw pair by pair with the piece's options): uniform over the union, and
+reproducible from the random generator.
+
+**Project.** The nearest legal assignment of the union is the nearest over the mode
+spaces (the union of their legal sets), ties to the default objective, then to the
+first in the order above.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import combinations, product
+from typing import TYPE_CHECKING
+
+from trample.solver.actions import PROJECT_LIMIT, Actions
+from trample.solver.assignment import Amounts
+from trample.solver.counting import Census, CountOutOfReach
+from trample.solver.objectives import DEFAULTS, evaluate
+from trample.solver.rules import LegalSpace, Mode, mode_space, modes_of
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+Pair = tuple[str, str]
+
+MAX_TERMS = 3**7
+"""Exact counts of plain spaces one count of a union may add up (3^k for k attackers that
+may assign as though unblocked, fewer when some have no blockers left); more are refused."""
+SORT_LIMIT = 100_000
+"""Up to this many legal assignments, ``enumerate`` gathers and sorts them; above, it
+walks the order with ``options`` (memory independent of the count)."""
+REJECTIONS = 64
+"""Draws of a mode space a sample tries before it draws pair by pair instead."""
+
+
+# -- pairs -------------------------------------------------------------------------------
+
+
+def union_pairs(space: LegalSpace) -> list[Pair]:
+    """Every (source, recipient) pair some legal split may use, in the order of
+    :func:`~trample.solver.masks.pair_order` (see the module docstring)."""
+    if not space.alternatives:
+        return list(space.pairs)
+    found = space.memo.get("union pairs")
+    if found is None:
+        unblocked = mode_space(space, dict.fromkeys(space.alternatives, "unblocked"))
+        extra = {s.id: s for s in unblocked.sources}
+        order: list[Pair] = []
+        for s in space.sources:
+            targets = [r.id for r in s.recipients]
+            if s.id in space.alternatives:
+                # Its blocked recipients (blockers, then what it attacks, then the
+                # controller), then those only its other set has, in the same order.
+                targets += [r.id for r in extra[s.id].recipients if r.id not in targets]
+                targets = _output_order(space, s.id, targets)
+            order.extend((s.id, t) for t in targets)
+        found = space.memo["union pairs"] = order
+    assert isinstance(found, list)
+    return list(found)
+
+
+def _output_order(space: LegalSpace, attacker: str, targets: list[str]) -> list[str]:
+    """An attacker's recipients: its blockers in document order, what it attacks, then
+    that planeswalker's controller."""
+    combat = space.combat
+    walls = combat.blockers_of(attacker)
+    attacked = combat.creature(attacker).attacking
+    rank = {b: i for i, b in enumerate(walls)}
+    if attacked is not None:
+        rank[attacked] = len(walls)
+    return sorted(targets, key=lambda t: rank.get(t, len(walls) + 1))
+
+
+def union_pair_set(space: LegalSpace) -> frozenset[Pair]:
+    """:func:`union_pairs` as a set (built once per space)."""
+    found = space.memo.get("union pair set")
+    if found is None:
+        found = space.memo["union pair set"] = frozenset(union_pairs(space))
+    assert isinstance(found, frozenset)
+    return found
+
+
+# -- pieces ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """The splits of one mode space whose set of splits per attacker is ``modes``: those
+    where each attacker of ``reaches`` assigns something to one of its blockers."""
+
+    modes: tuple[tuple[str, Mode], ...]
+    space: LegalSpace
+    reaches: tuple[tuple[str, tuple[str, ...]], ...]
+    """(attacker, its blockers it may assign to) for each attacker fixed to its blocked
+    splits that has some: the piece holds the splits that give one of them damage."""
+
+    def holds(self, amounts: Mapping[Pair, int]) -> bool:
+        """Whether a legal split of :attr:`space` lies in this piece."""
+        return all(any(amounts.get((a, b), 0) > 0 for b in walls)
+                   for a, walls in self.reaches)
+
+
+def pieces(space: LegalSpace) -> list[Piece]:
+    """The pieces that may hold a split, modes in the order of
+    ``itertools.product(("blocked", "unblocked"), ...)`` over the attackers."""
+    found = space.memo.get("union pieces")
+    if found is not None:
+        assert isinstance(found, list)
+        return found
+    combat = space.combat
+    choices: list[list[tuple[Mode, tuple[str, ...] | None]]] = []
+    for a in space.alternatives:
+        as_blocked = space.by_id[a]
+        alone = mode_space(space, {a: "unblocked"}).by_id[a]
+        walls = set(combat.blockers_of(a))
+        reach = tuple(r.id for r in as_blocked.recipients if r.id in walls)
+        mine: list[tuple[Mode, tuple[str, ...] | None]] = []
+        if not as_blocked.recipients:
+            mine.append(("blocked", None))  # nothing to assign as blocked: the empty split
+        elif reach:
+            mine.append(("blocked", reach))
+        # As blocked with recipients but no blocker (a trampler whose blockers are gone):
+        # its splits give a blocker nothing, so they are the splits as though unblocked.
+        if alone.recipients or as_blocked.recipients:
+            # With nothing to assign to as though unblocked, the empty split belongs here
+            # only when as blocked it had somewhere to put its damage (modes_of).
+            mine.append(("unblocked", None))
+        choices.append(mine)
+    out: list[Piece] = []
+    for pick in product(*choices):
+        modes = dict(zip(space.alternatives, (m for m, _ in pick), strict=True))
+        reaches = tuple((a, walls) for a, (_, walls) in zip(space.alternatives, pick,
+                                                             strict=True)
+                        if walls is not None)
+        out.append(Piece(tuple(modes.items()), mode_space(space, modes), reaches))
+    space.memo["union pieces"] = out
+    return out
+
+
+def terms_needed(space: LegalSpace) -> int:
+    """The exact counts of plain spaces one count of the union adds up."""
+    return sum(1 << len(p.reaches) for p in pieces(space))
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    piece: int
+    sign: int
+    zeros: tuple[Pair, ...]
+
+
+# -- the union -------------------------------------------------------------------------
+
+
+class UnionActions:
+    """Count, enumerate, sample, rank, unrank, options and project over the legal splits
+    of a space with :attr:`LegalSpace.alternatives` (the interface of
+    :class:`~trample.solver.actions.Actions` and of :class:`Census`, which it also is:
+    :attr:`census` is itself). Raises :class:`CountOutOfReach` when the count would add
+    up more than :data:`MAX_TERMS` plain counts, or a plain count is refused."""
+
+    def __init__(self, space: LegalSpace, sort_limit: int = SORT_LIMIT) -> None:
+        needed = terms_needed(space)
+        if needed > MAX_TERMS:
+            raise CountOutOfReach(
+                f"{len(space.alternatives)} blocked attackers may assign as though they "
+                f"weren't blocked: an exact count adds up {needed:,} counts of plain "
+                f"combats, more than {MAX_TERMS:,}, so it is refused rather than estimated")
+        self.space = space
+        self.sort_limit = sort_limit
+        self.pairs: list[Pair] = union_pairs(space)
+        self.column = {p: j for j, p in enumerate(self.pairs)}
+        self.pieces = pieces(space)
+        self.actions = [Actions(p.space) for p in self.pieces]
+        self.terms: list[_Term] = []
+        self.piece_terms: list[list[_Term]] = []
+        for i, piece in enumerate(self.pieces):
+            mine = []
+            for k in range(len(piece.reaches) + 1):
+                for subset in combinations(piece.reaches, k):
+                    zeros = tuple((a, b) for a, walls in subset for b in walls)
+                    mine.append(_Term(i, -1 if k % 2 else 1, zeros))
+            self.piece_terms.append(mine)
+            self.terms.extend(mine)
+        self.sizes = [self._count(mine, {}) for mine in self.piece_terms]
+        self.total = sum(self.sizes)
+
+    @property
+    def census(self) -> UnionActions:
+        """Itself: it counts, enumerates and samples as :class:`Census` does."""
+        return self
+
+    # -- counting ------------------------------------------------------------------------
+
+    def _fixed(self, term: _Term, fixed: Mapping[Pair, int]) -> dict[Pair, int] | None:
+        """``fixed`` and the term's zeros over its mode space's pairs; None when they
+        contradict (a pair of ``fixed`` the mode space lacks must be 0)."""
+        pairs = self.pieces[term.piece].space.pairs
+        merged: dict[Pair, int] = {}
+        for p, a in fixed.items():
+            if p in pairs:
+                merged[p] = a
+            elif a:
+                return None
+        for p in term.zeros:
+            if merged.get(p, 0):
+                return None
+            merged[p] = 0
+        return merged
+
+    def _count(self, terms: Sequence[_Term], fixed: Mapping[Pair, int]) -> int:
+        total = 0
+        for term in terms:
+            merged = self._fixed(term, fixed)
+            if merged is not None:
+                total += term.sign * self.actions[term.piece].count(merged)
+        return total
+
+    def count(self, fixed: Mapping[Pair, int] | None = None) -> int:
+        """Legal assignments that agree with ``fixed`` (pair of :attr:`pairs` -> amount)."""
+        if not fixed:
+            return self.total
+        return self._count(self.terms, fixed)
+
+    def _options(self, terms: Sequence[_Term], fixed: Mapping[Pair, int], pair: Pair
+                 ) -> list[tuple[int, int]]:
+        found: dict[int, int] = {}
+        for term in terms:
+            merged = self._fixed(term, fixed)
+            if merged is None:
+                continue
+            actions = self.actions[term.piece]
+            if pair in actions.space.pairs:
+                listed = actions.options(merged, pair)
+            else:  # the pair is 0 in this mode space
+                n = actions.count(merged) if fixed.get(pair, 0) == 0 else 0
+                listed = [(0, n)] if n else []
+            for a, n in listed:
+                found[a] = found.get(a, 0) + term.sign * n
+        return [(a, n) for a, n in sorted(found.items()) if n]
+
+    def options(self, fixed: Mapping[Pair, int], pair: Pair) -> list[tuple[int, int]]:
+        """Every amount of ``pair`` with a legal completion agreeing with ``fixed``, with
+        how many completions, in ascending order of amount."""
+        return self._options(self.terms, fixed, pair)
+
+    # -- order ---------------------------------------------------------------------------
+
+    def unrank(self, index: int) -> Amounts:
+        """The legal assignment at position ``index`` (ascending lexicographic order of
+        the amounts over :attr:`pairs`)."""
+        if not 0 <= index < self.total:
+            raise ValueError(f"index {index} is not below the count {self.total}")
+        fixed: dict[Pair, int] = {}
+        for pair in self.pairs:
+            for a, n in self.options(fixed, pair):
+                if index < n:
+                    fixed[pair] = a
+                    break
+                index -= n
+            else:
+                raise CountOutOfReach("unrank ran past the last amount of a pair")
+        return {p: a for p, a in fixed.items() if a}
+
+    def rank(self, amounts: Mapping[Pair, int]) -> int:
+        """The position of a legal assignment (ValueError if it is not legal)."""
+        for p, a in amounts.items():
+            if a and p not in self.column:
+                raise ValueError(f"{p[0]} -> {p[1]} is not a legal pair")
+        index = 0
+        fixed: dict[Pair, int] = {}
+        for pair in self.pairs:
+            mine = amounts.get(pair, 0)
+            listed = self.options(fixed, pair)
+            if all(a != mine for a, _ in listed):
+                raise ValueError(f"the amount {mine} of {pair[0]} -> {pair[1]} fits no "
+                                 "legal assignment")
+            index += sum(n for a, n in listed if a < mine)
+            fixed[pair] = mine
+        return index
+
+    def enumerate(self) -> Iterator[Amounts]:
+        """Every legal assignment once, in the order of :meth:`rank`."""
+        if self.total <= self.sort_limit:
+            return self._sorted()
+        return self._walk()
+
+    def _sorted(self) -> Iterator[Amounts]:
+        pairs = self.pairs
+        vectors = []
+        for piece, actions in zip(self.pieces, self.actions, strict=True):
+            for amounts in actions.census.enumerate():
+                if piece.holds(amounts):
+                    vectors.append(tuple(amounts.get(p, 0) for p in pairs))
+        vectors.sort()
+        for v in vectors:
+            yield {p: a for p, a in zip(pairs, v, strict=True) if a}
+
+    def _walk(self) -> Iterator[Amounts]:
+        pairs = self.pairs
+        if not pairs:
+            if self.total:
+                yield {}
+            return
+        fixed: dict[Pair, int] = {}
+        stack = [iter(self.options(fixed, pairs[0]))]
+        while stack:
+            j = len(stack) - 1
+            item = next(stack[-1], None)
+            if item is None:
+                stack.pop()
+                fixed.pop(pairs[j], None)
+                continue
+            fixed[pairs[j]] = item[0]
+            if j + 1 == len(pairs):
+                yield {p: a for p, a in fixed.items() if a}
+            else:
+                stack.append(iter(self.options(fixed, pairs[j + 1])))
+
+    # -- sampling ------------------------------------------------------------------------
+
+    def sample(self, rng: random.Random) -> Amounts:
+        """One legal assignment, uniformly at random."""
+        pick = rng.randrange(self.total)
+        i = 0
+        while pick >= self.sizes[i]:
+            pick -= self.sizes[i]
+            i += 1
+        piece, census = self.pieces[i], self.actions[i].census
+        for _ in range(REJECTIONS):
+            amounts = census.sample(rng)
+            if piece.holds(amounts):
+                return amounts
+        # Rare: the piece is a small share of its mode space; draw it pair by pair.
+        terms = self.piece_terms[i]
+        fixed: dict[Pair, int] = {}
+        left = self.sizes[i]
+        for pair in self.pairs:
+            pick = rng.randrange(left)
+            for a, n in self._options(terms, fixed, pair):
+                if pick < n:
+                    fixed[pair], left = a, n
+                    break
+                pick -= n
+        return {p: a for p, a in fixed.items() if a}
+
+    # -- project -------------------------------------------------------------------------
+
+    def project(self, values: Mapping[Pair, Fraction],
+                exhaustive_limit: int = PROJECT_LIMIT) -> tuple[Amounts, Fraction]:
+        """As :meth:`Actions.project`, over the union: ties to the default objective,
+        then to the first in the order of :meth:`rank`."""
+        if self.total > exhaustive_limit:
+            chosen = self._nearest_by_search(values)
+        else:
+            chosen = self._nearest_by_inspection(values)
+        return chosen, _distance(chosen, values)
+
+    def _key(self, amounts: Amounts) -> tuple[int, ...]:
+        own = mode_space(self.space, modes_of(self.space, amounts))
+        return tuple(evaluate(own, amounts, DEFAULTS[self.space.side]).values())
+
+    def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
+        zero = Fraction(0)
+        best: Fraction | None = None
+        ties: list[Amounts] = []
+        for amounts in self.enumerate():
+            d = zero
+            for p, a in amounts.items():
+                v = values.get(p, zero)
+                d += abs(a - v) - abs(v)
+            if best is None or d < best:
+                best, ties = d, [amounts]
+            elif d == best:
+                ties.append(amounts)
+        chosen, top = ties[0], None
+        if len(ties) > 1:
+            for amounts in ties:  # in order: the first best stays
+                key = self._key(amounts)
+                if top is None or key > top:
+                    top, chosen = key, amounts
+        return chosen
+
+    def _nearest_by_search(self, values: Mapping[Pair, Fraction]) -> Amounts:
+        from trample.solver.nearest import nearest
+
+        best: tuple[Fraction, tuple[int, ...], tuple[int, ...]] | None = None
+        chosen: Amounts = {}
+        for actions, size in zip(self.actions, (a.total for a in self.actions),
+                                 strict=True):
+            if not size:
+                continue
+            # The nearest of one mode space, ties to the objective, then the first in
+            # lexicographic order; the union's nearest is the best of them.
+            found = nearest(actions.space, actions.census, values, lexicographic=self.pairs)
+            vector = tuple(found.get(p, 0) for p in self.pairs)
+            key = (_distance(found, values), tuple(-v for v in self._key(found)), vector)
+            if best is None or key < best:
+                best, chosen = key, found
+        return chosen
+
+
+def _distance(chosen: Mapping[Pair, int], values: Mapping[Pair, Fraction]) -> Fraction:
+    zero = Fraction(0)
+    distance = sum((abs(v) for p, v in values.items() if p not in chosen), zero)
+    distance += sum((abs(a - values.get(p, zero)) for p, a in chosen.items()), zero)
+    return distance
+
+
+# -- entry points --------------------------------------------------------------------
+
+
+def census_of(space: LegalSpace) -> Census | UnionActions:
+    """What counts, enumerates and samples ``space``: :class:`Census`, or the union of
+    its pieces when some attacker may assign as though unblocked."""
+    if space.alternatives:
+        return UnionActions(space)
+    return Census(space)
+
+
+def actions_of(space: LegalSpace) -> Actions | UnionActions:
+    """:class:`Actions` of ``space``, or of the union of its pieces."""
+    if space.alternatives:
+        return UnionActions(space)
+    return Actions(space)
+
+
+def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """:func:`~trample.solver.masks.validate_many` over the union: each row is judged by
+    the mode space of the piece its amounts belong to (:func:`modes_of`, per row)."""
+    import numpy as np
+
+    from trample.solver.masks import validate_many as judge
+
+    pairs = union_pairs(space)
+    a = np.asarray(amounts)
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2 or a.shape[1] != len(pairs):
+        raise ValueError(f"amounts must have shape (k, {len(pairs)}): one column per legal "
+                         "(source, recipient) pair in pair_order")
+    if a.dtype.kind not in "iu":
+        raise ValueError("amounts must be an integer array")
+    a = a.astype(np.int64, copy=False)
+    column = {p: j for j, p in enumerate(pairs)}
+    combat = space.combat
+    # Each row's modes, as modes_of reads them: blocked when it gives a blocker damage,
+    # or when it gives nothing and has nothing to give to as blocked.
+    blocked = []
+    for attacker in space.alternatives:
+        walls = [column[(attacker, b)] for b in combat.blockers_of(attacker)
+                 if (attacker, b) in column]
+        flag = np.any(a[:, walls] > 0, axis=1) if walls \
+            else np.zeros(a.shape[0], dtype=bool)
+        if not space.by_id[attacker].recipients:
+            mine = [j for (s, _), j in column.items() if s == attacker]
+            flag |= ~np.any(a[:, mine] > 0, axis=1) if mine \
+                else np.ones(a.shape[0], dtype=bool)
+        blocked.append(flag)
+    ok = np.zeros(a.shape[0], dtype=bool)
+    for piece in pieces(space):
+        rows = np.ones(a.shape[0], dtype=bool)
+        for flag, (_, mode) in zip(blocked, piece.modes, strict=True):
+            rows &= flag if mode == "blocked" else ~flag
+        if not rows.any():
+            continue
+        inside = [column[p] for p in piece.space.pairs]
+        outside = [j for j in range(len(pairs)) if j not in set(inside)]
+        sub = a[rows]
+        verdict = judge(piece.space, sub[:, inside])
+        if outside:
+            verdict &= np.all(sub[:, outside] == 0, axis=1)
+        ok[rows] = verdict
+    return ok
