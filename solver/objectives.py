@@ -232,7 +232,8 @@ class _Own:
     """The side's own creatures in combat that ``survivals`` counts."""
 
     alive: dict[str, Creature]
-    """Those alive when nothing is dealt (704.5f-g)."""
+    """Those alive when nothing is dealt (toughness above 0, marked damage below it unless
+    indestructible)."""
     total: int
     """The sum of their values: ``survivals`` when nothing reaches them."""
     reachable: bool
