@@ -312,6 +312,12 @@ class Combat:
         "effect" (``assigned_by: opponent``), or ``None`` when its own side does."""
         return self._moved.get(creature_id)
 
+    @property
+    def moves_a_choice(self) -> bool:
+        """Whether the other side chooses some creature's damage split (702.22j-k, or
+        ``assigned_by: opponent``)."""
+        return bool(self._moved)
+
     # -- look-ups ---------------------------------------------------------------------
 
     def __contains__(self, object_id: object) -> bool:

@@ -195,9 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     file_and_side(p)
     p.add_argument("--objective", metavar="T1,T2,...",
                    help="terms, first matters most (default for attackers: losses, deaths, "
-                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain; for blockers: deaths, "
-                        "life_gain)")
+                        "survivals, planeswalker_deaths, battle_deaths, poison, life_loss, "
+                        "loyalty_loss, defense_loss, life_gain; for blockers: life_kept, "
+                        "survivals, deaths, life_gain)")
     p.add_argument("--time-limit", type=float, metavar="SECONDS",
                    help="stop the search after this long and answer 'feasible' with the "
                         "best found (default 60)")

@@ -29,6 +29,8 @@ from trample.solver.objectives import (
     PLAIN_TERMS,
     Scoring,
     evaluate,
+    own_creatures,
+    own_players,
     scoring,
 )
 from trample.solver.rules import LegalSpace, Source
@@ -526,6 +528,23 @@ class _Outcomes:
             deaths: cp_model.LinearExprT = sum(v * self._dies(c, v < 0) for c, v in worth)
             return (deaths, sum(v for _, v in worth if v < 0),
                     sum(abs(v) for _, v in worth))
+        if term == "survivals":
+            # The side's own creatures that its damage may kill (a creature of the other
+            # side whose split it chooses, 702.22j-k): each death takes its value away.
+            # A creature worth more than 0 gets both directions of its literal, since
+            # the maximization would otherwise leave it false.
+            mine = own_creatures(self.space)
+            worth = [(c, mine[c].value) for c in self.into
+                     if c in mine and mine[c].value != 0]
+            lost: cp_model.LinearExprT = sum(-v * self._dies(c, v > 0) for c, v in worth)
+            return (lost, -sum(v for _, v in worth if v > 0),
+                    sum(abs(v) for _, v in worth))
+        if term == "life_kept":
+            players = own_players(self.space)
+            pairs = [p for t, ps in self.into.items() if t in players for p in ps
+                     if not self.creature[p[0]].has(INFECT)]
+            loss, most = self._linear(pairs)
+            return -loss, -most, most
         if term == "poison":
             parts: list[cp_model.LinearExprT] = []
             span = 0
@@ -594,8 +613,10 @@ def identical_creatures(space: LegalSpace, sources: Sequence[Source]
             # sender, and what decides their death.
             c = space.combat.creature(creature)
             candidate = score.candidates.get(creature)
+            mine = own_creatures(space).get(creature)  # survivals, under 702.22j-k
             signature += (tuple(score.effects.factor(s, creature) for s, _, _ in who),
                           None if candidate is None else candidate.value,
+                          None if mine is None else mine.value,
                           c.toughness, c.damage, c.has(INDESTRUCTIBLE))
         classes.setdefault(signature, (who[0][0], []))[1].append(creature)
     return [(first, members) for first, members in classes.values() if len(members) > 1]

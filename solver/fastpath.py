@@ -105,6 +105,10 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
     """The first best legal split of a source that shares no recipient (None: the
     knapsack would be too large, or the outcome terms see effects that the holding and
     passing analysis does not model; use another exact method)."""
+    if space.combat.moved_by(source.id) is not None:
+        # Its recipients are the side's own creatures and players (702.22j-k): the
+        # holding and passing analysis reads them as opposing ones.
+        return None
     if any(t in PLAIN_TERMS for t in terms) and not _plain_source(space, source):
         # Prevention, factors, counters and lifelink make where the holding excess goes
         # and which blockers die depend on more than lethal thresholds.

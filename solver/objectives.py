@@ -15,18 +15,20 @@ from dataclasses import dataclass
 
 from trample.models.combat import Combat, Creature, brief_repr
 from trample.models.errors import InputError
+from trample.models.keywords import INDESTRUCTIBLE
 from trample.models.outcomes import (
     Effects,
     Outcome,
     battle_dies,
     creature_dies,
     deal,
+    dies,
     effects,
     has_outcome_effects,
     planeswalker_dies,
     player_loses,
 )
-from trample.solver.rules import LegalSpace, Side
+from trample.solver.rules import LegalSpace, Side, mode_space, modes_of
 
 ASSIGNED_TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
                                    "player_damage", "planeswalker_damage", "battle_damage")
@@ -35,20 +37,28 @@ OUTCOME_TERMS: tuple[str, ...] = ("losses", "deaths", "planeswalker_deaths", "ba
                                   "poison", "life_loss", "loyalty_loss", "defense_loss",
                                   "life_gain")
 """Terms on what the dealt damage does (:mod:`trample.models.outcomes`)."""
-TERMS: tuple[str, ...] = OUTCOME_TERMS + ASSIGNED_TERMS
-BOTH_SIDES = frozenset({"kills", "deaths", "life_gain"})
-DEFAULTS: dict[Side, tuple[str, ...]] = {"attackers": OUTCOME_TERMS,
-                                         "blockers": ("deaths", "life_gain")}
+OWN_TERMS: tuple[str, ...] = ("survivals", "life_kept")
+"""Terms on what a side's dealt damage does to its own creatures and players: constant
+unless the side chooses the split of a creature of the other side (702.22j-k, or an
+effect), whose damage goes to the side's own creatures and players."""
+TERMS: tuple[str, ...] = OUTCOME_TERMS + OWN_TERMS + ASSIGNED_TERMS
+BOTH_SIDES = frozenset({"kills", "deaths", "life_gain", "survivals", "life_kept"})
+DEFAULTS: dict[Side, tuple[str, ...]] = {
+    "attackers": ("losses", "deaths", "survivals", "planeswalker_deaths", "battle_deaths",
+                  "poison", "life_loss", "loyalty_loss", "defense_loss", "life_gain"),
+    "blockers": ("life_kept", "survivals", "deaths", "life_gain"),
+}
 
 PLAIN_TERMS: dict[str, str | None] = {
     "losses": "lethal", "deaths": "kills", "planeswalker_deaths": "planeswalker_kills",
     "battle_deaths": "battle_kills", "poison": None, "life_loss": "player_damage",
     "loyalty_loss": "planeswalker_damage", "defense_loss": "battle_damage",
-    "life_gain": None,
+    "life_gain": None, "survivals": None, "life_kept": None,
 }
 """On a plain combat, the assigned-damage term each outcome term equals up to a constant
 (``deaths`` also counts an indestructible creature of toughness 0 or less, whatever
-is assigned), or None when it is a constant (no infect, toxic or lifelink)."""
+is assigned), or None when it is a constant (no infect, toxic or lifelink; no creature
+of the other side whose split this side chooses, so nothing reaches the side's own)."""
 OUTCOME_THRESHOLD_TERMS = frozenset({"losses", "planeswalker_deaths", "battle_deaths"})
 OUTCOME_DAMAGE_KINDS = {"life_loss": "player", "loyalty_loss": "planeswalker",
                         "defense_loss": "battle"}
@@ -194,7 +204,8 @@ def scoring(space: LegalSpace) -> Scoring:
         thresholds[term] = {t.id: t.need for t in targets_of[base]
                             if t.id in kind and t.id not in gone[term]}
     candidates = {c.id: c for c in space.kill_candidates}
-    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources))
+    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources)) \
+        and not chooses_for_other_side(space)
     life = {w.id: w.loyalty for w in combat.planeswalkers}
     life.update({b.id: b.defense for b in combat.battles})
     found = Scoring(
@@ -206,13 +217,70 @@ def scoring(space: LegalSpace) -> Scoring:
     return found
 
 
+def chooses_for_other_side(space: LegalSpace) -> bool:
+    """Whether the space's side chooses the split of a creature of the other side
+    (702.22j-k, or ``assigned_by: opponent``): that creature's damage goes to the side's
+    own creatures and players, so ``survivals`` and ``life_kept`` can vary."""
+    combat = space.combat
+    if not combat.moves_a_choice:
+        return False
+    return any(combat.moved_by(s.id) is not None for s in space.sources)
+
+
+@dataclass(frozen=True, slots=True)
+class _Own:
+    """The side's own creatures in combat that ``survivals`` counts."""
+
+    alive: dict[str, Creature]
+    """Those alive when nothing is dealt (toughness above 0, marked damage below it unless
+    indestructible)."""
+    total: int
+    """The sum of their values: ``survivals`` when nothing reaches them."""
+    reachable: bool
+    """Whether a source of the space may assign to one of them."""
+
+
+def _own(space: LegalSpace) -> _Own:
+    """The space's :class:`_Own` (computed on first use, then kept with the space)."""
+    found = space.memo.get("own creatures")
+    if isinstance(found, _Own):
+        return found
+    combat = space.combat
+    mine = combat.attackers if space.side == "attackers" else combat.blockers
+    alive = {c.id: c for c in mine
+             if dies(c.toughness, c.damage, c.has(INDESTRUCTIBLE), False) is None}
+    reachable = chooses_for_other_side(space) and any(c in scoring(space).kind for c in alive)
+    found = space.memo["own creatures"] = _Own(alive, sum(c.value for c in alive.values()),
+                                               reachable)
+    return found
+
+
+def own_creatures(space: LegalSpace) -> dict[str, Creature]:
+    """The side's own creatures in combat that ``survivals`` counts (alive when nothing is
+    dealt: the attacking ones for ``attackers``, the blocking ones for ``blockers``)."""
+    return _own(space).alive
+
+
+def own_players(space: LegalSpace) -> frozenset[str]:
+    """The side's own players, whose life ``life_kept`` counts: the active player for
+    ``attackers``, every other player for ``blockers``."""
+    combat = space.combat
+    if space.side == "attackers":
+        return frozenset((combat.active_player,))
+    return frozenset(p.id for p in combat.defending_players)
+
+
 def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
              terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
     """The value of each term for a (legal) assignment, in the order of ``terms``.
 
     Threshold terms leave out the targets in ``exclude`` (used to score one part of a
-    combat while another part decides those targets).
+    combat while another part decides those targets). On a space whose attackers may
+    assign as though unblocked, the assignment is scored in the space of the set of
+    splits it belongs to (:func:`~trample.solver.rules.modes_of`).
     """
+    if space.alternatives:
+        space = mode_space(space, modes_of(space, amounts))
     score = scoring(space)
     received = space.received(amounts)
     damage: dict[str, int] = {}  # per kind of target, in one pass
@@ -258,6 +326,18 @@ def _outcome_value(space: LegalSpace, score: Scoring, out: Outcome, term: str,
             if creature_dies(creature, out):
                 total += creature.value
         return total
+    if term == "survivals":
+        mine = _own(space)
+        if not mine.reachable:
+            return mine.total
+        alive = mine.alive
+        hit = set(out.damage) | set(out.counters) | out.deathtouched
+        return mine.total - sum(alive[c].value for c in hit
+                               if c in alive and creature_dies(alive[c], out))
+    if term == "life_kept":
+        if space.side == "attackers":
+            return -out.life_loss.get(combat.active_player, 0)
+        return -sum(v for p, v in out.life_loss.items() if p != combat.active_player)
     if term == "poison":
         return sum(out.poison.values())
     if term == "life_loss":

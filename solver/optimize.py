@@ -22,9 +22,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from itertools import product
 from math import comb
 from typing import Literal
 
@@ -39,9 +40,10 @@ from trample.solver.objectives import (
     OUTCOME_THRESHOLD_TERMS,
     PLAIN_TERMS,
     evaluate,
+    own_creatures,
     scoring,
 )
-from trample.solver.rules import LegalSpace, Part, Source, components
+from trample.solver.rules import LegalSpace, Mode, Part, Source, components, mode_space
 from trample.solver.search_settings import SHIPPED, SearchSettings
 from trample.solver.validate import violations
 
@@ -247,6 +249,13 @@ def _outcome_high(space: LegalSpace, sources: Sequence[Source], term: str) -> in
         receivers = {r.id for s in sources for r in s.recipients}
         return sum(c.value for cid, c in score.candidates.items()
                    if cid in receivers and c.value > 0)
+    if term == "survivals":
+        # Only the death of an own creature of negative value can raise it.
+        receivers = {r.id for s in sources for r in s.recipients}
+        return sum(-c.value for cid, c in own_creatures(space).items()
+                   if cid in receivers and c.value < 0)
+    if term == "life_kept":
+        return 0  # never above its value with nothing dealt
     kind = OUTCOME_DAMAGE_KINDS.get(term, "player")
     total = 0
     for s in sources:
@@ -369,10 +378,16 @@ def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = No
           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
     """The lexicographically best legal assignment for ``terms``.
 
+    A space whose attackers may assign as though unblocked (its
+    :attr:`~trample.solver.rules.LegalSpace.alternatives`) is solved as the union of its
+    sets of splits (:func:`solve_modes`).
+
     On a plain combat (:attr:`~trample.solver.objectives.Scoring.plain`) the outcome terms
     are searched as the assigned-damage terms they equal up to a constant, so the exact
     fast paths apply unchanged and the chosen assignment is the one those terms choose.
     """
+    if space.alternatives:
+        return solve_modes(space, terms, time_limit, settings, deadline)
     if scoring(space).plain and any(t in PLAIN_TERMS for t in terms):
         inner: list[str] = []
         for t in terms:
@@ -391,6 +406,50 @@ def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = No
                 objective[t] + found.bound[base] - inner_objective[base]
         return Solution(found.status, found.amounts, objective, bound)
     return _solve(space, terms, time_limit, settings, deadline)
+
+
+def mode_vectors(space: LegalSpace) -> Iterator[dict[str, Mode]]:
+    """Every way to fix each attacker of ``space.alternatives`` to one set of splits, in
+    the order :func:`solve_modes` breaks ties: the first attacker most significant,
+    ``blocked`` before ``unblocked`` (so all blocked comes first)."""
+    sets: tuple[Mode, Mode] = ("blocked", "unblocked")
+    for chosen in product(sets, repeat=len(space.alternatives)):
+        yield dict(zip(space.alternatives, chosen, strict=True))
+
+
+def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
+                settings: SearchSettings = SHIPPED,
+                deadline: float | None = None) -> Solution:
+    """:func:`solve` on a space whose attackers may assign as though unblocked.
+
+    Its legal splits are the union of the 2^k spaces with each such attacker fixed to
+    one set (:func:`~trample.solver.rules.mode_space`), so the best over the union is the
+    lexicographically best of their optima; each is solved exactly as any space is,
+    within the one time limit. Ties go to the first in :func:`mode_vectors`' order. The
+    answer is ``optimal`` only when every one of them was proved; otherwise its bound is
+    the lexicographically greatest of their bounds (of the proved ones, their value).
+    """
+    if deadline is None and time_limit is not None:
+        deadline = time.monotonic() + time_limit
+    best: Solution | None = None
+    best_key: tuple[int, ...] = ()
+    top: tuple[int, ...] | None = None  # the greatest bound (or proved value) so far
+    proved = True
+    for modes in mode_vectors(space):
+        found = solve(mode_space(space, modes), terms, None, settings, deadline)
+        key = tuple(found.objective[t] for t in terms)
+        if best is None or key > best_key:
+            best, best_key = found, key
+        high = key if found.bound is None else tuple(found.bound[t] for t in terms)
+        if top is None or high > top:
+            top = high
+        proved = proved and found.status == "optimal"
+    assert best is not None and top is not None
+    check_legal(space, best.amounts, "solve")
+    if proved:
+        return Solution("optimal", best.amounts, best.objective)
+    return Solution("feasible", best.amounts, best.objective,
+                    dict(zip(terms, top, strict=True)))
 
 
 def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,

@@ -6,10 +6,13 @@ defending players' reply, then, on the combat that remains after first-strike da
 state-based actions, the attackers' regular split and the defenders' reply. The
 attackers' objective is scored on the whole combat (:func:`score`); the defenders choose
 what is worst for it (zero-sum). The search is an exact minimax on lexicographic
-vectors with alpha-beta cut-offs. In the regular step, when no defending creature has
-lifelink, every term depends on one side's split only (the attackers' damage decides
-losses, deaths and the damage terms; the defenders' decides survivals), so the step's
-value is the attackers' best plus the defenders' worst, found without pairing them.
+vectors with alpha-beta cut-offs. Each side's split in each step covers the creatures
+whose split it chooses (702.22j-k: :func:`~trample.solver.rules.legal_space`). In the
+regular step, when no defending creature has lifelink and each side chooses only its own
+creatures' splits, every term depends on one side's split only (the attackers' damage
+decides losses, deaths and the damage terms; the defenders' decides survivals), so the
+step's value is the attackers' best plus the defenders' worst, found without pairing
+them.
 """
 
 from __future__ import annotations
@@ -146,10 +149,13 @@ class _Search:
         split of the min over the defenders'), with its principal splits."""
         attacks = _splits(combat, "attackers")
         replies = _splits(combat, "blockers")
-        separable = not any(c.has("lifelink") for c in combat.blockers)
+        separable = not combat.moves_a_choice \
+            and not any(c.has("lifelink") for c in combat.blockers)
         if separable:
             # Every term depends on one side's split: value(a, b) = value(a, {}) +
-            # value({}, b) - value({}, {}), and lexicographic order respects sums.
+            # value({}, b) - value({}, {}), and lexicographic order respects sums. Not
+            # so when a side chooses a creature of the other's (702.22j-k): then both
+            # splits damage the same creatures and players.
             base = self._leaf(first, combat, {})
             va, best_a = max(((self._leaf(first, combat, a), i) for i, a in
                               enumerate(attacks)), key=lambda p: (p[0], -p[1]))

@@ -128,7 +128,7 @@ def test_demo() -> None:
     amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
     assert brute.is_legal(DEMO_COMBAT, "attackers", amounts)
     assert tuple(answer["objective"].values()) == brute.optimum(
-        DEMO_COMBAT, "attackers", brute.default_objective("attackers"))
+        DEMO_COMBAT, "attackers", brute.default_objective_10("attackers"))
 
 
 @pytest.mark.parametrize(("doc", "fragments"), [

@@ -73,7 +73,8 @@ def test_spec_example_solve() -> None:
     assert result["step"] == "regular" and result["side"] == "attackers"
     assert as_set(result["assignment"]) == as_set(entries(("vessel", "wall", 3),
                                                           ("vessel", "jace", 2)))
-    assert result["objective"] == {"losses": 0, "deaths": 3, "planeswalker_deaths": 0,
+    assert result["objective"] == {"losses": 0, "deaths": 3, "survivals": 1,
+                                   "planeswalker_deaths": 0,
                                    "battle_deaths": 0, "poison": 0, "life_loss": 0,
                                    "loyalty_loss": 2, "defense_loss": 0, "life_gain": 0}
     plain = api.solve(SPEC_EXAMPLE, objective=["lethal", "kills", "planeswalker_kills",
@@ -220,7 +221,8 @@ def test_blockers_side() -> None:
     legal = all_legal(doc, "blockers")
     assert len(legal) == 4
     result = api.solve(doc, side="blockers")
-    assert result["objective"] == {"deaths": 5, "life_gain": 0}
+    assert result["objective"] == {"life_kept": 0, "survivals": 1, "deaths": 5,
+                                   "life_gain": 0}
     with pytest.raises(InputError, match="attackers' only"):
         api.solve(doc, side="blockers", objective=["lethal"])
 

@@ -106,7 +106,15 @@ def test_without_outcome_fields_the_new_default_chooses_what_the_old_one_did(
     assert list(new["objective"]) == list(DEFAULTS[side])  # type: ignore[index]
     for term, value in new["objective"].items():
         base = PLAIN_TERMS[term]
-        if base is None:
+        if term == "survivals":
+            # Each side assigns only its own creatures: nothing reaches its own, so the
+            # value of those alive before damage (704.5f-g).
+            own = [c for c in doc["creatures"]
+                   if (c.get("attacking") if side == "attackers" else c.get("blocking"))]
+            assert value == sum(c.get("value", 1) for c in own if c["toughness"] > 0 and (
+                c.get("damage", 0) < c["toughness"] or "indestructible" in
+                {brute.normalize_keyword(k) for k in c.get("keywords", [])}))
+        elif base is None:
             assert value == 0
         elif term != "deaths":
             assert value == old["objective"][base]
@@ -180,7 +188,7 @@ def test_wither_kills_an_indestructible_blocker_with_counters() -> None:
 def test_lifelink_counts_for_the_side_that_deals_it() -> None:
     b = {**BLOCKER, "keywords": ["lifelink"], "power": 3}
     assert api.solve(duel(ATTACKER, b), side="blockers")["objective"] == {
-        "deaths": 0, "life_gain": 3}
+        "life_kept": 0, "survivals": 1, "deaths": 0, "life_gain": 3}
 
 
 # -- the document ---------------------------------------------------------------------------

@@ -162,7 +162,7 @@ def solve_one(doc: Any, side: str, terms: list[str] | None, time_limit: float = 
         raise Crash(f"solve answered an illegal assignment: {answer!r}")
     carried = doc.get("objective") if isinstance(doc, dict) else None
     chosen = terms if terms is not None else carried if isinstance(carried, list) \
-        else brute.default_objective(side)
+        else brute.default_objective_10(side)
     if tuple(answer["objective"].values()) != brute.objective(doc, side, amounts, chosen):
         raise Crash(f"solve misreports its objective: {answer!r}")
     small = split_count(doc, side) <= BRUTE_BUDGET
