@@ -869,7 +869,7 @@ def _answer_inline(source: IO[Any], sink: IO[str]) -> str | bytes | None:
             continue
         if not line:
             return None
-        if not line.strip():
+        if line.isspace():  # blank: nothing owed (no copy of a long line)
             continue
         if _asks_session(line):
             return line  # type: ignore[no-any-return]
@@ -921,7 +921,7 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
                 continue
             if not line:
                 break
-            if not line.strip():
+            if line.isspace():  # blank: nothing owed (no copy of a long line)
                 continue
             session.submit(line)
             del line
