@@ -1,0 +1,151 @@
+"""The tiny-combat path: what a solve of a plain combat skips, checked by its mechanism
+(calls made, objects left for the cycle collector), never by a clock; and the plain
+shortcut of the outcome terms against dealing the damage."""
+
+from __future__ import annotations
+
+import copy
+import gc
+from itertools import islice
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from benchmarks.generators import tiny
+from trample.models.combat import Combat
+from trample.solver import api, objectives
+from trample.solver.objectives import TERMS, dealt_values, evaluate, scoring
+from trample.solver.rules import legal_space
+
+from strategies import combats, with_outcomes
+
+SIDES = st.sampled_from(["attackers", "blockers"])
+TINY = [tiny(1 + i % 3, i) for i in range(60)]
+
+
+def _plain(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document without lifelink, the one outcome keyword the base strategies make."""
+    doc = copy.deepcopy(doc)
+    for creature in doc["creatures"]:
+        if "keywords" in creature:
+            creature["keywords"] = [k for k in creature["keywords"]
+                                    if k.lower() != "lifelink"]
+    return doc
+
+
+def _amounts(entries: list[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    return {(e["source"], e["target"]): e["amount"] for e in entries}
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=st.one_of(combats(), combats(rich=True), with_outcomes()), side=SIDES,
+       strip=st.booleans(), data=st.data())
+def test_the_plain_shortcut_equals_dealing_the_damage(doc: dict[str, Any], side: str,
+                                                      strip: bool,
+                                                      data: st.DataObject) -> None:
+    """On a plain combat each outcome term is read from its assigned-damage term plus a
+    constant; that must be what dealing the damage gives, for every legal assignment and
+    any targets left out."""
+    if strip:
+        doc = _plain(doc)
+    space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
+    ids = sorted({p["id"] for p in doc["players"]} | {c["id"] for c in doc["creatures"]}
+                 | {w["id"] for w in doc.get("planeswalkers", [])}
+                 | {b["id"] for b in doc.get("battles", [])})
+    exclude = frozenset(data.draw(st.sets(st.sampled_from(ids), max_size=3)))
+    terms = data.draw(st.permutations(TERMS))
+    for entry in islice(api.enumerate_assignments(doc, side=side), 40):
+        amounts = _amounts(entry["assignment"])
+        assert evaluate(space, amounts, terms, exclude) == \
+            dealt_values(space, amounts, terms, exclude)
+
+
+EDGES: list[dict[str, Any]] = [
+    {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 0}],
+     "creatures": [
+         {"id": "x", "controller": "a", "power": 5, "toughness": 2,
+          "keywords": ["trample", "deathtouch"], "attacking": "d"},
+         {"id": "wall", "controller": "d", "power": 0, "toughness": 0, "value": 3,
+          "keywords": ["indestructible"], "blocking": ["x"]},
+         {"id": "bear", "controller": "d", "power": 2, "toughness": 2, "damage": 2,
+          "blocking": ["x"]},
+         {"id": "ox", "controller": "d", "power": 2, "toughness": 4, "value": -1,
+          "blocking": ["x"]}]},
+    {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 3}],
+     "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": 2},
+                       {"id": "gone", "controller": "d", "loyalty": 0}],
+     "battles": [{"id": "bt", "protector": "d", "defense": 1}],
+     "creatures": [
+         {"id": "x", "controller": "a", "power": 4, "toughness": 2,
+          "keywords": ["trample over planeswalkers"], "attacking": "pw"},
+         {"id": "y", "controller": "a", "power": 2, "toughness": 2, "attacking": "gone"},
+         {"id": "z", "controller": "a", "power": 1, "toughness": 2, "attacking": "bt"},
+         {"id": "wall", "controller": "d", "power": 0, "toughness": -1, "value": 2,
+          "keywords": ["indestructible"], "blocking": ["x"]}]},
+]
+
+
+@pytest.mark.parametrize("doc", EDGES)
+def test_the_plain_shortcut_on_constants_and_every_kind_of_target(doc: dict[str, Any]) -> None:
+    """Already dead or lost (life 0, loyalty 0, indestructible of toughness 0 or less),
+    deathtouch, planeswalkers and battles: every term, every legal assignment."""
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert scoring(space).plain and scoring(space).deaths_extra > 0
+    seen = 0
+    for entry in api.enumerate_assignments(doc):
+        amounts = _amounts(entry["assignment"])
+        for exclude in (frozenset(), frozenset({"d", "pw"})):
+            assert evaluate(space, amounts, TERMS, exclude) == \
+                dealt_values(space, amounts, TERMS, exclude)
+        seen += 1
+    assert seen > 3
+
+
+def test_the_tiny_combats_are_plain() -> None:
+    """The combats the tests below solve take the shortcut (else they would prove nothing)."""
+    assert all(scoring(legal_space(Combat.from_json(doc), "attackers")).plain
+               for doc in TINY)
+
+
+def test_a_plain_solve_builds_no_outcome_tables_and_deals_no_damage(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    tables: list[object] = []
+    deals: list[object] = []
+    build, deal = objectives.outcome_tables, objectives.deal
+    monkeypatch.setattr(objectives, "outcome_tables",
+                        lambda score: tables.append(score) or build(score))
+    monkeypatch.setattr(objectives, "deal",
+                        lambda *args: deals.append(args) or deal(*args))
+    for doc in TINY:
+        answer = api.solve(doc)
+        assert answer["status"] == "optimal"
+        assert api.validate(doc, answer["assignment"])["legal"]
+    assert tables == [] and deals == []
+    # Lifelink makes the combat not plain: the same solve now deals the damage.
+    doc = copy.deepcopy(TINY[0])
+    doc["creatures"][0].setdefault("keywords", []).append("Lifelink")
+    api.solve(doc)
+    assert len(tables) == 1 and deals
+
+
+def test_a_solve_leaves_nothing_for_the_cycle_collector() -> None:
+    """A request's combat, space and scoring are freed as soon as it is answered: none of
+    them refers back to another (the collector's passes grow with such garbage)."""
+    for doc in TINY:  # first use: imports, caches
+        api.solve(doc)
+        api.prepare(doc).count()
+    gc.collect()
+    gc.disable()
+    try:
+        for doc in TINY:
+            api.solve(doc)
+            handle = api.prepare(doc)
+            handle.solve()
+            handle.count()
+            del handle
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
