@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import gc
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from benchmarks.generators import tiny
 from trample.models.combat import Combat
+from trample.models.errors import InputError
 from trample.solver import api, objectives
 from trample.solver.objectives import TERMS, dealt_values, evaluate, scoring
 from trample.solver.rules import legal_space
@@ -149,3 +151,81 @@ def test_a_solve_leaves_nothing_for_the_cycle_collector() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+# -- the cache of legal spaces -------------------------------------------------------------
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
+    """The documents ``api`` parses from now on (the cache emptied first)."""
+    seen: list[object] = []
+    real = Combat.from_json
+    api.forget_spaces()
+    monkeypatch.setattr(api.Combat, "from_json",
+                        staticmethod(lambda doc: seen.append(doc) or real(doc)))
+    yield seen
+    api.forget_spaces()
+
+
+def test_an_equal_document_is_not_parsed_again(parses: list[object]) -> None:
+    doc = TINY[1]
+    first = api.solve(doc)
+    again = api.solve(copy.deepcopy(doc))
+    assert again == first and len(parses) == 1
+    api.count(doc)
+    api.validate(doc, first["assignment"])
+    assert len(parses) == 1
+    api.solve(doc, side="blockers")  # another side: another space
+    assert len(parses) == 2
+
+
+def test_a_changed_document_is_read_anew(parses: list[object]) -> None:
+    doc = copy.deepcopy(TINY[2])
+    before = api.solve(doc)
+    doc["creatures"][0]["power"] += 7
+    after = api.solve(doc)
+    assert len(parses) == 2 and after != before
+    assert api.validate(doc, after["assignment"])["legal"]
+
+
+@pytest.mark.parametrize(("field", "bad", "message"), [
+    ("power", True, "creatures[0].power: must be an integer, not a boolean"),
+    ("power", 3.0, "creatures[0].power: must be an integer, not a float"),
+    ("toughness", "3", "creatures[0].toughness: must be an integer, not a string"),
+])
+def test_a_value_written_like_an_accepted_one_is_still_refused(
+        parses: list[object], field: str, bad: object, message: str) -> None:
+    """JSON text tells true from 1 and 3.0 from 3: a refused document never meets the
+    space of an accepted one."""
+    doc = copy.deepcopy(TINY[3])
+    doc["creatures"][0]["power"] = doc["creatures"][0]["toughness"] = 3
+    api.solve(doc)
+    wrong = copy.deepcopy(doc)
+    wrong["creatures"][0][field] = bad
+    for _ in range(2):  # a refusal is never cached
+        with pytest.raises(InputError) as caught:
+            api.solve(wrong)
+        assert str(caught.value) == message
+    assert len(parses) == 3
+
+
+def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[object]) -> None:
+    kept = tiny(2, 9_999)
+    api.count(kept)
+    for i in range(api.SPACE_CACHE_ENTRIES + 20):
+        api.count(tiny(1, 10_000 + i))
+        api.count(kept)  # asked again and again: never the least recently asked
+    assert len(api._spaces) == api.SPACE_CACHE_ENTRIES
+    assert len(parses) == api.SPACE_CACHE_ENTRIES + 21
+    api.count(tiny(1, 10_000))  # the least recently asked went first
+    assert len(parses) == api.SPACE_CACHE_ENTRIES + 22
+    big = tiny(3, 5)
+    big["creatures"] += [{"id": f"x{i}", "controller": "dp", "power": 1, "toughness": 1}
+                         for i in range(api.SPACE_CACHE_CREATURES)]
+    numpy = pytest.importorskip("numpy")
+    odd = copy.deepcopy(TINY[4])
+    odd["creatures"][0]["power"] = numpy.int64(odd["creatures"][0]["power"])
+    for doc in (big, odd):
+        api.count(doc)
+        api.count(doc)
+    assert len(parses) == api.SPACE_CACHE_ENTRIES + 26
