@@ -308,9 +308,14 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     would give (:func:`dealt_values`, which the tests compare), without dealing it.
     """
     score = scoring(space)
-    if not score.plain or not any(t in PLAIN_TERMS for t in terms):
+    if not score.plain:
         return _evaluate(space, score, amounts, terms, exclude)
-    bases = [b for b in (PLAIN_TERMS.get(t, t) for t in terms) if b is not None]
+    plan = _PLAIN_PLANS.get(terms) if type(terms) is tuple else None
+    if plan is None:
+        plan = _plain_plan(terms)
+    bases, shifted = plan
+    if not shifted:
+        return _evaluate(space, score, amounts, terms, exclude)
     assigned = _evaluate(space, score, amounts, bases, exclude)
     values: dict[str, int] = {}
     for term in terms:
@@ -318,6 +323,20 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         values[term] = 0 if base is None else \
             assigned[base] + (score.deaths_extra if term == "deaths" else 0)
     return values
+
+
+def _plain_plan(terms: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    """The assigned-damage terms that ``terms`` read on a plain combat, and whether any
+    of ``terms`` is an outcome term (kept for the objectives asked as tuples)."""
+    plan = (tuple(dict.fromkeys(b for b in (PLAIN_TERMS.get(t, t) for t in terms)
+                                if b is not None)),
+            any(t in PLAIN_TERMS for t in terms))
+    if type(terms) is tuple and len(_PLAIN_PLANS) < 1_000:
+        _PLAIN_PLANS[terms] = plan
+    return plan
+
+
+_PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
 
 
 def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
@@ -330,35 +349,48 @@ def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
 
 def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
               terms: Sequence[str], exclude: frozenset[str]) -> dict[str, int]:
-    """:func:`evaluate`, outcome terms from the damage dealt."""
+    """:func:`evaluate`, outcome terms from the damage dealt. (Written as plain loops: a
+    tiny solve scores a handful of candidates, and this is most of its time.)"""
     received = space.received(amounts)
-    damage: dict[str, int] = {}  # per kind of target, in one pass
-    kind = score.kind
-    for target, got in received.items():
-        k = kind[target]
-        damage[k] = damage.get(k, 0) + got
     values: dict[str, int] = {}
+    damage: dict[str, int] | None = None
     out: Outcome | None = None
     for term in terms:
-        if term in PLAIN_TERMS:
-            if out is None:
-                out = deal(space.combat, amounts, score.effects)
-            values[term] = _outcome_value(space, score.outcome, out, term, exclude)
+        if term in _ASSIGNED_THRESHOLD_TERMS:
+            total = 0
+            for t, need in score.assigned_thresholds[term].items():
+                if received.get(t, 0) >= need and t not in exclude:
+                    total += 1
+            constant = score.threshold_constant[term]
+            if constant:
+                total += len(constant - exclude) if exclude else len(constant)
+            values[term] = total
         elif term == "kills":
             touched = space.deathtouched(amounts)
             killable = score.killable
-            hit = set(received) | touched if touched else received
-            values[term] = score.kills_constant + sum(
-                killable[c] for c in hit
-                if c in killable and space.is_lethally_assigned(c, received, touched))
+            lethal = space.thresholds
+            total = score.kills_constant
+            for c, got in received.items():
+                worth = killable.get(c)
+                if worth is not None and (got >= lethal[c] or c in touched):
+                    total += worth
+            values[term] = total
         elif term in DAMAGE_KINDS:
+            if damage is None:  # per kind of target, in one pass
+                damage = {}
+                kind = score.kind
+                for target, got in received.items():
+                    k = kind[target]
+                    damage[k] = damage.get(k, 0) + got
             values[term] = damage.get(DAMAGE_KINDS[term], 0)
         else:
-            constant = score.threshold_constant[term]
-            values[term] = sum(1 for t, need in score.assigned_thresholds[term].items()
-                               if t not in exclude and received.get(t, 0) >= need) \
-                + (sum(1 for t in constant if t not in exclude) if constant else 0)
+            if out is None:
+                out = deal(space.combat, amounts, score.effects)
+            values[term] = _outcome_value(space, score.outcome, out, term, exclude)
     return values
+
+
+_ASSIGNED_THRESHOLD_TERMS = frozenset({"lethal", "planeswalker_kills", "battle_kills"})
 
 
 def _outcome_value(space: LegalSpace, score: OutcomeTables, out: Outcome, term: str,
