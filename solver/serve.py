@@ -19,9 +19,11 @@ each as soon as it is done (CP-SAT searches outside the interpreter lock).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import queue
+import re
 import secrets
 import sys
 import threading
@@ -36,6 +38,18 @@ from trample.models.errors import InputError, InternalError, TrampleError
 from trample.solver import api
 from trample.solver.cancel import Cancel
 from trample.solver.counting import CountOutOfReach
+
+
+def _optional(name: str) -> Any:
+    """The module ``name``, or None when it is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:  # pragma: no cover - the standard library does its work
+        return None
+
+
+_orjson: Any = _optional("orjson")
+"""A faster reader of request lines (a dependency, yet optional here: see :func:`decode`)."""
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -443,6 +457,8 @@ def _echoed_size(request_id: object) -> int:
     six characters each), without encoding it for every request."""
     if isinstance(request_id, str):
         return 6 * len(request_id) + 2
+    if type(request_id) is int:
+        return len(str(request_id))  # as json.dumps writes it, without the encoder
     return len(json.dumps(request_id))
 
 
@@ -457,8 +473,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_LONG_NUMBER = re.compile(r"\d{19}")
+"""19 digits in a row: a number that may not fit 64 bits, which orjson would read as a
+float (the standard library reads it as the integer it is, for the reader to judge)."""
+
+
 def decode(line: str) -> Any:
-    """Strict JSON: NaN and Infinity are refused."""
+    """Strict JSON: NaN and Infinity are refused.
+
+    With orjson installed, a line it reads is read by it (some ten times faster than the
+    standard library on a request); a line it refuses, or that holds a long run of digits,
+    is read by the standard library, so that what is accepted and every message are the
+    standard library's (orjson refuses more, never less: a number past the double range,
+    a lone surrogate escape)."""
+    if _orjson is not None and _LONG_NUMBER.search(line) is None:
+        try:
+            return _orjson.loads(line)
+        except _orjson.JSONDecodeError:
+            pass  # read again below, for the standard library's verdict and message
     return json.loads(line, parse_constant=_reject_constant)
 
 

@@ -229,3 +229,44 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[obje
         api.count(doc)
         api.count(doc)
     assert len(parses) == api.SPACE_CACHE_ENTRIES + 26
+
+
+# -- serve's reader ---------------------------------------------------------------------------
+
+LINES = [
+    '{"a": 123456789012345678901234567890, "b": [-9223372036854775809, 18446744073709551615]}',
+    '{"a": 1.7976931348623157e309}', '"\\udfff"', '{"a": 1, "a": 2}', '[1.5, -0.0, 5e-324]',
+    '{"jsonrpc": "2.0", "id": 7, "method": "solve", "params": {"combat": {}}}',
+]
+BAD_LINES = ['[1,]', '{"a": NaN}', '[Infinity]', "{'a': 1}", '"a\tb"', '01', '[1 2]']
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_serve_reads_a_line_as_the_standard_library_does(line: str) -> None:
+    import json
+
+    from trample.solver import serve
+
+    assert repr(serve.decode(line)) == repr(json.loads(line))
+
+
+@pytest.mark.parametrize("line", BAD_LINES)
+def test_serve_refuses_a_line_with_the_standard_library_message(
+        line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from trample.solver import serve
+
+    with_orjson = serve.respond(line)
+    monkeypatch.setattr(serve, "_orjson", None)
+    assert with_orjson == serve.respond(line) and '"code": -32700' in with_orjson
+
+
+def test_serve_answers_alike_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from trample.solver import serve
+
+    lines = [json.dumps({"jsonrpc": "2.0", "method": "solve", "params": {"combat": doc},
+                         "id": i}) for i, doc in enumerate(TINY[:20])]
+    answers = [serve.respond(line) for line in lines]
+    monkeypatch.setattr(serve, "_orjson", None)
+    assert answers == [serve.respond(line) for line in lines]
