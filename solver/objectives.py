@@ -310,9 +310,10 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     score = scoring(space)
     if not score.plain:
         return _evaluate(space, score, amounts, terms, exclude)
-    plan = _PLAIN_PLANS.get(terms) if type(terms) is tuple else None
+    asked = terms if type(terms) is tuple else tuple(terms)
+    plan = _PLAIN_PLANS.get(asked)
     if plan is None:
-        plan = _plain_plan(terms)
+        plan = _plain_plan(asked)
     bases, shifted = plan
     if not shifted:
         return _evaluate(space, score, amounts, terms, exclude)
@@ -325,13 +326,14 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     return values
 
 
-def _plain_plan(terms: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
     """The assigned-damage terms that ``terms`` read on a plain combat, and whether any
-    of ``terms`` is an outcome term (kept for the objectives asked as tuples)."""
+    of ``terms`` is an outcome term (kept: a handful of objectives are asked again and
+    again)."""
     plan = (tuple(dict.fromkeys(b for b in (PLAIN_TERMS.get(t, t) for t in terms)
                                 if b is not None)),
             any(t in PLAIN_TERMS for t in terms))
-    if type(terms) is tuple and len(_PLAIN_PLANS) < 1_000:
+    if len(_PLAIN_PLANS) < 1_000:
         _PLAIN_PLANS[terms] = plan
     return plan
 

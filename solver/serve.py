@@ -23,7 +23,6 @@ import importlib
 import json
 import os
 import queue
-import re
 import secrets
 import sys
 import threading
@@ -473,24 +472,29 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_LONG_NUMBER = re.compile(r"\d{19}")
+_DIGITS_AS_NINES = bytes.maketrans(b"0123456789", b"9" * 10)
+_LONG_NUMBER = b"9" * 19
 """19 digits in a row: a number that may not fit 64 bits, which orjson would read as a
-float (the standard library reads it as the integer it is, for the reader to judge)."""
+float (the standard library reads it as the integer it is, for the reader to judge).
+Found by mapping every digit to 9 and looking for 19 nines: a tenth of a regular
+expression's time."""
 
 
 def decode(line: str) -> Any:
     """Strict JSON: NaN and Infinity are refused.
 
-    With orjson installed, a line it reads is read by it (some ten times faster than the
-    standard library on a request); a line it refuses, or that holds a long run of digits,
-    is read by the standard library, so that what is accepted and every message are the
+    With orjson installed, a line it reads is read by it (a request in under half the
+    standard library's time); a line it refuses, or that holds a long run of digits, is
+    read by the standard library, so that what is accepted and every message are the
     standard library's (orjson refuses more, never less: a number past the double range,
     a lone surrogate escape)."""
-    if _orjson is not None and _LONG_NUMBER.search(line) is None:
-        try:
-            return _orjson.loads(line)
-        except _orjson.JSONDecodeError:
-            pass  # read again below, for the standard library's verdict and message
+    if _orjson is not None:
+        raw = line.encode("utf-8", "surrogatepass")
+        if _LONG_NUMBER not in raw.translate(_DIGITS_AS_NINES):
+            try:
+                return _orjson.loads(raw)
+            except _orjson.JSONDecodeError:
+                pass  # read again below, for the standard library's verdict and message
     return json.loads(line, parse_constant=_reject_constant)
 
 
@@ -631,6 +635,10 @@ def _line_text(line: str | bytes) -> str:
 
 def _write(sink: IO[str], answer: str) -> None:
     try:
+        if len(answer) <= 4096:
+            sink.write(answer + "\n")  # one call; a long answer is not copied for it
+            sink.flush()
+            return
         sink.write(answer)
     except MemoryError:  # encoding the line for the pipe: nothing of it was written
         answer = encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY + " (writing the answer)"))
