@@ -598,10 +598,14 @@ def _parse(line: str | bytes) -> _Decoded | str:
 
 
 def _answer_decoded(request: Any) -> str | None:
-    if isinstance(request, list):
-        return _batch(request)
-    answer = handle_encoded(request)
-    return None if answer is None else encode_answer(answer)
+    decoded = api.documents_are_json.set(True)  # a line's request holds JSON values only
+    try:
+        if isinstance(request, list):
+            return _batch(request)
+        answer = handle_encoded(request)
+        return None if answer is None else encode_answer(answer)
+    finally:
+        api.documents_are_json.reset(decoded)
 
 
 def respond(line: str | bytes) -> str | None:

@@ -167,24 +167,26 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
     api.forget_spaces()
 
 
-def test_an_equal_document_is_not_parsed_again(parses: list[object]) -> None:
+def test_a_document_asked_again_is_not_parsed_again(parses: list[object]) -> None:
     doc = TINY[1]
     first = api.solve(doc)
-    again = api.solve(copy.deepcopy(doc))
-    assert again == first and len(parses) == 1
+    assert len(parses) == 1 and not api._spaces  # once: not kept
+    assert api.solve(copy.deepcopy(doc)) == first and len(parses) == 2  # twice: kept
+    assert api.solve(copy.deepcopy(doc)) == first and len(parses) == 2
     api.count(doc)
     api.validate(doc, first["assignment"])
-    assert len(parses) == 1
-    api.solve(doc, side="blockers")  # another side: another space
     assert len(parses) == 2
+    api.solve(doc, side="blockers")  # another side: another space
+    api.solve(doc, side="blockers")
+    assert len(parses) == 4
 
 
 def test_a_changed_document_is_read_anew(parses: list[object]) -> None:
     doc = copy.deepcopy(TINY[2])
-    before = api.solve(doc)
+    before = [api.solve(doc) for _ in range(3)]
     doc["creatures"][0]["power"] += 7
     after = api.solve(doc)
-    assert len(parses) == 2 and after != before
+    assert len(parses) == 3 and after != before[0]
     assert api.validate(doc, after["assignment"])["legal"]
 
 
@@ -193,32 +195,49 @@ def test_a_changed_document_is_read_anew(parses: list[object]) -> None:
     ("power", 3.0, "creatures[0].power: must be an integer, not a float"),
     ("toughness", "3", "creatures[0].toughness: must be an integer, not a string"),
 ])
+@pytest.mark.parametrize("from_json", [False, True])
 def test_a_value_written_like_an_accepted_one_is_still_refused(
-        parses: list[object], field: str, bad: object, message: str) -> None:
+        parses: list[object], field: str, bad: object, message: str,
+        from_json: bool) -> None:
     """JSON text tells true from 1 and 3.0 from 3: a refused document never meets the
-    space of an accepted one."""
-    doc = copy.deepcopy(TINY[3])
-    doc["creatures"][0]["power"] = doc["creatures"][0]["toughness"] = 3
-    api.solve(doc)
-    wrong = copy.deepcopy(doc)
-    wrong["creatures"][0][field] = bad
-    for _ in range(2):  # a refusal is never cached
-        with pytest.raises(InputError) as caught:
-            api.solve(wrong)
-        assert str(caught.value) == message
-    assert len(parses) == 3
+    space of an accepted one (keys written by the standard library or by orjson)."""
+    token = api.documents_are_json.set(from_json)
+    try:
+        doc = copy.deepcopy(TINY[3])
+        doc["creatures"][0]["power"] = doc["creatures"][0]["toughness"] = 3
+        api.solve(doc)
+        api.solve(doc)
+        assert len(api._spaces) == 1
+        wrong = copy.deepcopy(doc)
+        wrong["creatures"][0][field] = bad
+        for _ in range(3):  # a refusal is never kept
+            with pytest.raises(InputError) as caught:
+                api.solve(wrong)
+            assert str(caught.value) == message
+        assert len(parses) == 5 and len(api._spaces) == 1
+    finally:
+        api.documents_are_json.reset(token)
 
 
 def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[object]) -> None:
     kept = tiny(2, 9_999)
     api.count(kept)
+    api.count(kept)
     for i in range(api.SPACE_CACHE_ENTRIES + 20):
-        api.count(tiny(1, 10_000 + i))
+        doc = tiny(1, 10_000 + i)
+        api.count(doc)
+        api.count(doc)  # asked twice: kept
         api.count(kept)  # asked again and again: never the least recently asked
     assert len(api._spaces) == api.SPACE_CACHE_ENTRIES
-    assert len(parses) == api.SPACE_CACHE_ENTRIES + 21
+    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 42
+    api.count(kept)
+    api.count(tiny(1, 10_000 + api.SPACE_CACHE_ENTRIES + 19))
+    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 42
     api.count(tiny(1, 10_000))  # the least recently asked went first
-    assert len(parses) == api.SPACE_CACHE_ENTRIES + 22
+    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 43
+    for i in range(8 * api.SPACE_CACHE_ENTRIES):  # each once: nothing evicted
+        api.count(tiny(1, 20_000 + i))
+    assert api.count(kept) and len(parses) == 10 * api.SPACE_CACHE_ENTRIES + 43
     big = tiny(3, 5)
     big["creatures"] += [{"id": f"x{i}", "controller": "dp", "power": 1, "toughness": 1}
                          for i in range(api.SPACE_CACHE_CREATURES)]
@@ -226,9 +245,9 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[obje
     odd = copy.deepcopy(TINY[4])
     odd["creatures"][0]["power"] = numpy.int64(odd["creatures"][0]["power"])
     for doc in (big, odd):
-        api.count(doc)
-        api.count(doc)
-    assert len(parses) == api.SPACE_CACHE_ENTRIES + 26
+        for _ in range(3):
+            api.count(doc)
+    assert len(parses) == 10 * api.SPACE_CACHE_ENTRIES + 49
 
 
 # -- serve's reader ---------------------------------------------------------------------------
