@@ -652,9 +652,13 @@ class Prepared:
         space, document = self.space, self.document
         terms = parse_objective(_field(document, "objective", objective), space.side)
         seconds = parse_time_limit(_field(document, "time_limit", time_limit))
-        with _reporting("solve", document, side=self._side, objective=objective,
-                        time_limit=time_limit):
+        try:  # _reporting, inline (as in solve): the handle is the fast path
             found = optimize(space, terms, seconds)
+        except InternalError as exc:
+            note = bug_report_note("solve", {"params": {
+                "combat": document, "side": self._side, "objective": objective,
+                "time_limit": time_limit}}, exc)
+            raise InternalError(f"{exc}; {note}") from exc
         return _solve_result(space, found)
 
     def validate(self, assignment: object = None) -> ValidateResult:

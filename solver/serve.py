@@ -892,6 +892,7 @@ class _Session:
 
 
 _SESSION_METHODS = ("initialize", "$/cancelRequest")
+_SESSION_METHOD_BYTES = tuple(name.encode() for name in _SESSION_METHODS)
 
 
 def _asks_session(line: str | bytes) -> bool:
@@ -899,7 +900,7 @@ def _asks_session(line: str | bytes) -> bool:
     names: a line that merely mentions one only starts a session early, which answers the
     same)."""
     if isinstance(line, bytes):
-        return any(name.encode() in line for name in _SESSION_METHODS)
+        return any(name in line for name in _SESSION_METHOD_BYTES)
     return any(name in line for name in _SESSION_METHODS)
 
 
