@@ -283,15 +283,18 @@ nothing but JSON's own types: :func:`space_of` then writes its key with orjson, 
 installed, in an eighth of the time."""
 
 
-def _optional(name: str) -> Any:
-    """The module ``name``, or None when it is not installed."""
-    try:
-        return importlib.import_module(name)
-    except ImportError:  # pragma: no cover - the standard library does its work
-        return None
+_orjson: list[Any] = []
+"""orjson once looked for (the module, or None when it is not installed): imported only
+by a caller that sets :data:`documents_are_json`, so that importing the API stays light."""
 
 
-_orjson: Any = _optional("orjson")
+def _orjson_module() -> Any:
+    if not _orjson:
+        try:
+            _orjson.append(importlib.import_module("orjson"))
+        except ImportError:  # pragma: no cover - the standard library does its work
+            _orjson.append(None)
+    return _orjson[0]
 
 
 def _cache_key(document: object, side: str | None) -> tuple[str | bytes, str | None] | None:
@@ -309,10 +312,8 @@ def _cache_key(document: object, side: str | None) -> tuple[str | bytes, str | N
         return None
     text: str | bytes
     try:
-        if _orjson is not None and documents_are_json.get():
-            text = _orjson.dumps(document)
-        else:
-            text = _key_encoder.encode(document)
+        fast = _orjson_module() if documents_are_json.get() else None
+        text = _key_encoder.encode(document) if fast is None else fast.dumps(document)
     except (TypeError, ValueError, RecursionError):  # not JSON values: read it each time
         return None
     return (text, side) if len(text) <= SPACE_CACHE_CHARACTERS else None
