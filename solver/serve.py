@@ -118,7 +118,7 @@ class Encoded:
         return json.loads(self.text)
 
 
-def _params(params: Mapping[str, Any], allowed: set[str]) -> None:
+def _params(params: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> None:
     for key in params:
         if key not in allowed:
             raise InputError(f"params.{field_name(key)}", "unknown parameter (accepted: "
@@ -127,8 +127,11 @@ def _params(params: Mapping[str, Any], allowed: set[str]) -> None:
         raise InputError("params.combat", "required parameter is missing")
 
 
+_SOLVE_PARAMS = frozenset({"combat", "side", "objective", "time_limit"})
+
+
 def _solve(p: Mapping[str, Any]) -> Any:
-    _params(p, {"combat", "side", "objective", "time_limit"})
+    _params(p, _SOLVE_PARAMS)
     return api.solve(p["combat"], side=p.get("side"), objective=p.get("objective"),
                      time_limit=p.get("time_limit"), cancel=_cancel.get())
 
