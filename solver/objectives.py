@@ -188,7 +188,8 @@ class Scoring:
     terms equal assigned-damage terms (:data:`PLAIN_TERMS`) up to a constant."""
     deaths_extra: int
     """On a plain combat, ``deaths`` less ``kills``: the value of the indestructible
-    candidates of toughness 0 or less (704.5f), which die whatever is assigned."""
+    candidates of toughness 0 or less, which die whatever is assigned (indestructible
+    does not save them)."""
     _later: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """What is built on first use. (Not the space itself: the space keeps its scoring,
     and a reference back would make every request's space garbage for the cycle
