@@ -316,9 +316,21 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     if plan is None:
         plan = _plain_plan(asked)
     bases, shifted = plan
+    # The same split is scored again and again in one solve (a candidate, the part's
+    # answer, the whole answer on the objective asked): the last few are kept, by value.
+    key = (tuple(amounts.items()), bases, exclude)
+    kept: dict[Any, dict[str, int]] | None = score._later.get("scored")
+    if kept is None:
+        kept = score._later["scored"] = {}
+    assigned = kept.get(key)
+    if assigned is None:
+        assigned = _evaluate(space, score, amounts, bases, exclude)
+        if len(kept) >= 8:
+            kept.clear()
+        kept[key] = assigned
     if not shifted:
-        return _evaluate(space, score, amounts, terms, exclude)
-    assigned = _evaluate(space, score, amounts, bases, exclude)
+        return dict(assigned) if list(assigned) == list(terms) else \
+            {term: assigned[term] for term in terms}
     values: dict[str, int] = {}
     for term in terms:
         base = PLAIN_TERMS.get(term, term)

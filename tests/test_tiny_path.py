@@ -106,6 +106,27 @@ def test_the_plain_shortcut_on_constants_and_every_kind_of_target(doc: dict[str,
     assert seen > 3
 
 
+def test_a_split_scored_again_is_scored_alike() -> None:
+    """evaluate keeps the last few splits it scored, by value: a changed split, or an
+    answer changed by its caller, is never served stale."""
+    doc = EDGES[0]
+    space = legal_space(Combat.from_json(doc), "attackers")
+    splits = [_amounts(e["assignment"]) for e in api.enumerate_assignments(doc)]
+    terms = ("deaths", "kills", "losses", "lethal", "life_loss")
+    expected = [dealt_values(space, a, terms) for a in splits]
+    for _ in range(3):
+        for amounts, values in zip(splits, expected, strict=True):
+            got = evaluate(space, amounts, terms)
+            assert got == values
+            got["kills"] = -99  # the caller's own dict
+            assert evaluate(space, dict(amounts), list(terms)) == values
+            assert evaluate(space, amounts, ("kills",)) == {"kills": values["kills"]}
+    amounts = dict(next(a for a in splits if a.get(("x", "d"))))
+    before = evaluate(space, amounts, terms)
+    amounts[("x", "d")] += 1  # one more to the player: more life lost
+    assert evaluate(space, amounts, terms) == dealt_values(space, amounts, terms) != before
+
+
 def test_the_tiny_combats_are_plain() -> None:
     """The combats the tests below solve take the shortcut (else they would prove nothing)."""
     assert all(scoring(legal_space(Combat.from_json(doc), "attackers")).plain
