@@ -11,7 +11,8 @@ search runs on those.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from trample.models.combat import Combat, Creature, brief_repr
 from trample.models.errors import InputError
@@ -146,24 +147,12 @@ DAMAGE_KINDS = {"player_damage": "player", "planeswalker_damage": "planeswalker"
 
 
 @dataclass(frozen=True, slots=True)
-class Scoring:
-    """What each term reads, derived once per legal space, so that scoring an assignment
-    costs time in proportion to the assignment, not to the combat."""
+class OutcomeTables:
+    """What the outcome terms read beyond the assigned-damage terms (prevention and
+    factors, who is lost or dead whatever is assigned), derived once per legal space and
+    only when something asks for it: a plain combat (:attr:`Scoring.plain`) scores its
+    outcome terms without them."""
 
-    killable: dict[str, int]
-    """Opposing creatures in combat that lethal damage destroys and that some source may
-    assign to, with their values."""
-    kills_constant: int
-    """Value of the killable creatures already lethally damaged, whatever is assigned."""
-    thresholds: dict[str, dict[str, int]]
-    """Per threshold term: the targets that can still be reached, with their thresholds."""
-    threshold_constant: dict[str, frozenset[str]]
-    """Per threshold term: the targets at their threshold whatever is assigned."""
-    kind: dict[str, str]
-    """The kind of everything a source may assign to."""
-    plain: bool
-    """Nothing makes dealt damage differ from assigned damage in its results: the outcome
-    terms equal assigned-damage terms (:data:`PLAIN_TERMS`)."""
     effects: Effects
     candidates: dict[str, Creature]
     """The opposing creatures in combat, whose deaths ``deaths`` counts."""
@@ -171,50 +160,153 @@ class Scoring:
     """Value of the candidates that die whatever is assigned."""
     gone: dict[str, frozenset[str]]
     """Per outcome threshold term: the targets lost or dead whatever is assigned."""
+    thresholds: dict[str, dict[str, int]]
+    """Per outcome threshold term: the reachable targets not already gone, with the
+    damage plain damage needs."""
     life: dict[str, int]
     """Loyalty of planeswalkers and defense of battles, by id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """What each term reads, derived once per legal space, so that scoring an assignment
+    costs time in proportion to the assignment, not to the combat.
+
+    The fields are what the assigned-damage terms read; the outcome terms' own tables
+    (:class:`OutcomeTables`: ``effects``, ``candidates``, ``deaths_constant``, ``gone``,
+    ``life`` and the outcome terms' ``thresholds``) are built on first use, which a plain
+    combat's scoring never needs.
+    """
+
+    combat: Combat = field(repr=False, compare=False)
+    candidates_in_order: tuple[Creature, ...] = field(repr=False, compare=False)
+    """The opposing creatures in combat (:attr:`LegalSpace.kill_candidates`)."""
+    killable: dict[str, int]
+    """Opposing creatures in combat that lethal damage destroys and that some source may
+    assign to, with their values."""
+    kills_constant: int
+    """Value of the killable creatures already lethally damaged, whatever is assigned."""
+    assigned_thresholds: dict[str, dict[str, int]]
+    """Per assigned-damage threshold term: the targets that can still be reached, with
+    their thresholds."""
+    threshold_constant: dict[str, frozenset[str]]
+    """Per threshold term: the targets at their threshold whatever is assigned."""
+    kind: dict[str, str]
+    """The kind of everything a source may assign to."""
+    plain: bool
+    """Nothing makes dealt damage differ from assigned damage in its results: the outcome
+    terms equal assigned-damage terms (:data:`PLAIN_TERMS`) up to a constant."""
+    deaths_extra: int
+    """On a plain combat, ``deaths`` less ``kills``: the value of the indestructible
+    candidates of toughness 0 or less, which die whatever is assigned (indestructible
+    does not save them)."""
+    _later: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What is built on first use. (Not the space itself: the space keeps its scoring,
+    and a reference back would make every request's space garbage for the cycle
+    collector instead of freed at once.)"""
+
+    @property
+    def outcome(self) -> OutcomeTables:
+        """The outcome terms' tables (built on first use, then kept)."""
+        found = self._later.get("outcome")
+        if found is None:
+            found = self._later["outcome"] = outcome_tables(self)
+        return found
+
+    @property
+    def thresholds(self) -> dict[str, dict[str, int]]:
+        """Per threshold term, assigned-damage and outcome alike: the targets that can
+        still be reached, with their thresholds."""
+        found = self._later.get("thresholds")
+        if found is None:
+            found = self._later["thresholds"] = {**self.assigned_thresholds,
+                                                 **self.outcome.thresholds}
+        return found
+
+    @property
+    def effects(self) -> Effects:
+        """The combat's prevention and factors (:class:`OutcomeTables`)."""
+        return self.outcome.effects
+
+    @property
+    def candidates(self) -> dict[str, Creature]:
+        """The opposing creatures in combat, by id (:class:`OutcomeTables`)."""
+        return self.outcome.candidates
+
+    @property
+    def deaths_constant(self) -> int:
+        """Value of the candidates that die whatever is assigned (:class:`OutcomeTables`)."""
+        return self.outcome.deaths_constant
+
+    @property
+    def gone(self) -> dict[str, frozenset[str]]:
+        """Per outcome threshold term, the targets already gone (:class:`OutcomeTables`)."""
+        return self.outcome.gone
+
+    @property
+    def life(self) -> dict[str, int]:
+        """Loyalty and defense by id (:class:`OutcomeTables`)."""
+        return self.outcome.life
 
 
 def scoring(space: LegalSpace) -> Scoring:
     """The space's :class:`Scoring` (computed on first use, then kept with the space)."""
     found = space.memo.get("scoring")
-    if isinstance(found, Scoring):
-        return found
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     combat = space.combat
     kind: dict[str, str] = {r.id: r.kind for s in space.sources for r in s.recipients}
-    killable = {c.id: c for c in space.kill_candidates if space.is_killable(c)}
+    killable: dict[str, int] = {}
+    kills_constant = deaths_extra = 0
+    for c in space.kill_candidates:
+        if not space.is_killable(c):
+            if c.toughness <= 0:
+                deaths_extra += c.value
+        elif c.lethal_need <= 0:
+            kills_constant += c.value
+        elif c.id in kind:
+            killable[c.id] = c.value
     thresholds: dict[str, dict[str, int]] = {}
     constant: dict[str, frozenset[str]] = {}
-    targets_of: dict[str, tuple[ThresholdTarget, ...]] = {}
     for term in ("lethal", "planeswalker_kills", "battle_kills"):
-        targets = targets_of[term] = threshold_targets(combat, term)
+        targets = threshold_targets(combat, term)
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
-        constant[term] = frozenset(t.id for t in targets if t.need <= 0)
+        constant[term] = frozenset(t.id for t in targets if t.need <= 0) if targets \
+            else frozenset()
+    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources)) \
+        and not chooses_for_other_side(space)
+    found = space.memo["scoring"] = Scoring(combat, space.kill_candidates, killable,
+                                            kills_constant, thresholds, constant, kind,
+                                            plain, deaths_extra)
+    return found
+
+
+def outcome_tables(score: Scoring) -> OutcomeTables:
+    """The :class:`OutcomeTables` of a space's scoring (:attr:`Scoring.outcome` keeps
+    them)."""
+    combat = score.combat
+    kind = score.kind
     nothing = Outcome()
     gone = {
         "losses": frozenset(p.id for p in combat.defending_players
                             if player_loses(combat, p.id, nothing)),
-        "planeswalker_deaths": constant["planeswalker_kills"],
-        "battle_deaths": constant["battle_kills"],
+        "planeswalker_deaths": score.threshold_constant["planeswalker_kills"],
+        "battle_deaths": score.threshold_constant["battle_kills"],
     }
+    thresholds: dict[str, dict[str, int]] = {}
     for term in OUTCOME_THRESHOLD_TERMS:
         base = PLAIN_TERMS[term]
         assert base is not None
         # The reachable targets not already gone; the need is what plain damage needs.
-        thresholds[term] = {t.id: t.need for t in targets_of[base]
+        thresholds[term] = {t.id: t.need for t in threshold_targets(combat, base)
                             if t.id in kind and t.id not in gone[term]}
-    candidates = {c.id: c for c in space.kill_candidates}
-    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources)) \
-        and not chooses_for_other_side(space)
+    candidates = {c.id: c for c in score.candidates_in_order}
     life = {w.id: w.loyalty for w in combat.planeswalkers}
     life.update({b.id: b.defense for b in combat.battles})
-    found = Scoring(
-        {cid: c.value for cid, c in killable.items() if c.lethal_need > 0 and cid in kind},
-        sum(c.value for c in killable.values() if c.lethal_need <= 0),
-        thresholds, constant, kind, plain, effects(combat), candidates,
-        sum(c.value for c in candidates.values() if creature_dies(c, nothing)), gone, life)
-    space.memo["scoring"] = found
-    return found
+    return OutcomeTables(
+        effects(combat), candidates,
+        sum(c.value for c in candidates.values() if creature_dies(c, nothing)), gone,
+        thresholds, life)
 
 
 def chooses_for_other_side(space: LegalSpace) -> bool:
@@ -277,42 +369,117 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     Threshold terms leave out the targets in ``exclude`` (used to score one part of a
     combat while another part decides those targets). On a space whose attackers may
     assign as though unblocked, the assignment is scored in the space of the set of
-    splits it belongs to (:func:`~trample.solver.rules.modes_of`).
+    splits it belongs to (:func:`~trample.solver.rules.modes_of`). On a plain combat
+    (:attr:`Scoring.plain`) an outcome term is the assigned-damage term it equals plus its
+    constant (:data:`PLAIN_TERMS`, :attr:`Scoring.deaths_extra`; ``survivals`` is the value
+    of the side's own creatures alive before damage): what dealing the damage would give
+    (:func:`dealt_values`, which the tests compare), without dealing it.
     """
     if space.alternatives:
         space = mode_space(space, modes_of(space, amounts))
     score = scoring(space)
-    received = space.received(amounts)
-    damage: dict[str, int] = {}  # per kind of target, in one pass
-    kind = score.kind
-    for target, got in received.items():
-        k = kind[target]
-        damage[k] = damage.get(k, 0) + got
+    if not score.plain:
+        return _evaluate(space, score, amounts, terms, exclude)
+    asked = terms if type(terms) is tuple else tuple(terms)
+    plan = _PLAIN_PLANS.get(asked)
+    if plan is None:
+        plan = _plain_plan(asked)
+    bases, shifted = plan
+    # The same split is scored again and again in one solve (a candidate, the part's
+    # answer, the whole answer on the objective asked): the last few are kept, by value.
+    key = (tuple(amounts.items()), bases, exclude)
+    kept: dict[Any, dict[str, int]] | None = score._later.get("scored")
+    if kept is None:
+        kept = score._later["scored"] = {}
+    assigned = kept.get(key)
+    if assigned is None:
+        assigned = _evaluate(space, score, amounts, bases, exclude)
+        if len(kept) >= 8:
+            kept.clear()
+        kept[key] = assigned
+    if not shifted:
+        return dict(assigned) if list(assigned) == list(terms) else \
+            {term: assigned[term] for term in terms}
     values: dict[str, int] = {}
-    out: Outcome | None = None
     for term in terms:
-        if term in PLAIN_TERMS:
-            if out is None:
-                out = deal(space.combat, amounts, score.effects)
-            values[term] = _outcome_value(space, score, out, term, exclude)
-        elif term == "kills":
-            touched = space.deathtouched(amounts)
-            killable = score.killable
-            hit = set(received) | touched
-            values[term] = score.kills_constant + sum(
-                killable[c] for c in hit
-                if c in killable and space.is_lethally_assigned(c, received, touched))
-        elif term in DAMAGE_KINDS:
-            values[term] = damage.get(DAMAGE_KINDS[term], 0)
-        else:
-            constant = score.threshold_constant[term]
-            values[term] = sum(1 for t, need in score.thresholds[term].items()
-                               if t not in exclude and received.get(t, 0) >= need) \
-                + (sum(1 for t in constant if t not in exclude) if constant else 0)
+        base = PLAIN_TERMS.get(term, term)
+        if base is not None:
+            values[term] = assigned[base] + (score.deaths_extra if term == "deaths" else 0)
+        else:  # nothing reaches the side's own creatures: they all survive that were alive
+            values[term] = _own(space).total if term == "survivals" else 0
     return values
 
 
-def _outcome_value(space: LegalSpace, score: Scoring, out: Outcome, term: str,
+def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """The assigned-damage terms that ``terms`` read on a plain combat, and whether any
+    of ``terms`` is an outcome term (kept: a handful of objectives are asked again and
+    again)."""
+    plan = (tuple(dict.fromkeys(b for b in (PLAIN_TERMS.get(t, t) for t in terms)
+                                if b is not None)),
+            any(t in PLAIN_TERMS for t in terms))
+    if len(_PLAIN_PLANS) < 1_000:
+        _PLAIN_PLANS[terms] = plan
+    return plan
+
+
+_PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+
+
+def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+                 terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
+    """:func:`evaluate` with every outcome term read from the damage dealt
+    (:func:`~trample.models.outcomes.deal`), plain combat or not: the reference that the
+    plain shortcut of :func:`evaluate` must agree with."""
+    return _evaluate(space, scoring(space), amounts, terms, exclude)
+
+
+def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+              terms: Sequence[str], exclude: frozenset[str]) -> dict[str, int]:
+    """:func:`evaluate`, outcome terms from the damage dealt. (Written as plain loops: a
+    tiny solve scores a handful of candidates, and this is most of its time.)"""
+    received = space.received(amounts)
+    values: dict[str, int] = {}
+    damage: dict[str, int] | None = None
+    out: Outcome | None = None
+    for term in terms:
+        if term in _ASSIGNED_THRESHOLD_TERMS:
+            total = 0
+            for t, need in score.assigned_thresholds[term].items():
+                if received.get(t, 0) >= need and t not in exclude:
+                    total += 1
+            constant = score.threshold_constant[term]
+            if constant:
+                total += len(constant - exclude) if exclude else len(constant)
+            values[term] = total
+        elif term == "kills":
+            touched = space.deathtouched(amounts)
+            killable = score.killable
+            lethal = space.thresholds
+            total = score.kills_constant
+            for c, got in received.items():
+                worth = killable.get(c)
+                if worth is not None and (got >= lethal[c] or c in touched):
+                    total += worth
+            values[term] = total
+        elif term in DAMAGE_KINDS:
+            if damage is None:  # per kind of target, in one pass
+                damage = {}
+                kind = score.kind
+                for target, got in received.items():
+                    k = kind[target]
+                    damage[k] = damage.get(k, 0) + got
+            values[term] = damage.get(DAMAGE_KINDS[term], 0)
+        else:
+            if out is None:
+                out = deal(space.combat, amounts, score.effects)
+            values[term] = _outcome_value(space, score.outcome, out, term, exclude)
+    return values
+
+
+_ASSIGNED_THRESHOLD_TERMS = frozenset({"lethal", "planeswalker_kills", "battle_kills"})
+
+
+def _outcome_value(space: LegalSpace, score: OutcomeTables, out: Outcome, term: str,
                    exclude: frozenset[str]) -> int:
     """The value of one outcome term, in time proportional to what was dealt."""
     combat = space.combat
