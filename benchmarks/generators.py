@@ -259,3 +259,44 @@ def tiny(blockers: int, seed: int) -> Document:
     return {"format": "combat/1", "active_player": ACTIVE,
             "players": [_player(ACTIVE), _player("dp", rng.randint(1, 20))],
             "creatures": creatures, "step": "regular"}
+
+
+def banded(attackers: int, seed: int) -> Document:
+    """Attacking bands (702.22c: two or three creatures with banding, sometimes one
+    without) and lone attackers on one defending player; each band or attacker blocked by
+    one to three creatures, a block on a band blocking all of it (702.22h); a quarter of
+    the blockers with banding, some pairs of Wolves that band with each other, some
+    creatures that assign damage equal to their toughness. Both sides then choose some
+    of the other side's splits (702.22j-k)."""
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = []
+    blockers: list[dict[str, Any]] = []
+    i = 0
+    while i < attackers:
+        size = min(rng.choice((1, 1, 2, 3)), attackers - i)
+        band = [f"a{i + k}" for k in range(size)]
+        for k, cid in enumerate(band):
+            keywords = ["Trample"] if rng.random() < 0.4 else []
+            if size > 1 and (k > 0 or rng.random() < 0.7):
+                keywords.append("Banding")
+            creature = _attacker(rng, cid, "dp", rng.randint(1, 6), keywords)
+            if rng.random() < 0.1:
+                creature["assigns"] = "toughness"
+            creatures.append(creature)
+        for _ in range(rng.choice((0, 1, 1, 2, 3))):
+            blocker = _blocker(rng, f"b{len(blockers)}", "dp", band, toughness=(1, 5))
+            roll = rng.random()
+            if roll < 0.25:
+                blocker["keywords"] = [*blocker.get("keywords", []), "Banding"]
+            elif roll < 0.4:
+                blocker["keywords"] = [*blocker.get("keywords", []),
+                                       "Bands with other Wolves of the Hunt"]
+                blocker["qualities"] = ["Wolves of the Hunt"]
+            elif roll < 0.55:
+                blocker["qualities"] = ["Wolves of the Hunt"]
+            blockers.append(blocker)
+        i += size
+    life = rng.randint(10, 10 + 2 * attackers)
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", life)],
+            "creatures": creatures + blockers, "step": "regular"}

@@ -40,6 +40,7 @@ CASES: list[tuple[str, Any]] = [
     ("tiny", lambda seed: generators.tiny(3, seed)),
     ("widegang", lambda seed: generators.wide_gang(300, seed)),
     ("ranks", lambda seed: generators.split_ranks(20, seed)),
+    ("banded", lambda seed: generators.banded(30, seed)),
 ]
 
 
@@ -50,6 +51,24 @@ def test_generated_documents_are_valid_and_reproducible(family: str, make: Any) 
         Combat.from_json(doc)  # refuses an invalid document (509.1a, ids, fields)
         assert json.dumps(doc) == json.dumps(make(seed)), "same seed, same document"
     assert make(0) != make(1)
+
+
+def test_banded_combats_move_splits_both_ways(capsys: pytest.CaptureFixture[str]) -> None:
+    """The banded family has bands (702.22c-d, a block on one member on all, 702.22h) and
+    splits each side chooses for the other (702.22j-k); its benchmark answers both sides."""
+    doc = generators.banded(30, 1)
+    combat = Combat.from_json(doc)
+    reasons = set(combat.moved.values())
+    assert {"702.22j", "702.22k"} <= reasons
+    for blocker in combat.blockers:
+        band = {a for a in blocker.blocking}
+        assert len({combat.creature(a).attacking for a in band}) == 1
+    from benchmarks import banding
+
+    banding.main(["--sizes", "6", "--repeat", "1"])
+    rows = [line for line in capsys.readouterr().out.splitlines() if "banded-A6" in line]
+    assert [r.split(" | ")[1] for r in rows] == ["attackers", "blockers"]
+    assert all(" optimal " in r for r in rows)
 
 
 def _blockers(doc: dict[str, Any]) -> list[dict[str, Any]]:
