@@ -233,7 +233,9 @@ class Actions:
     """Rank, unrank, count with fixed amounts, options and project over one legal space.
 
     Built once per space (the dynamic program of :class:`Census` is the costly part);
-    every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does.
+    every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does;
+    rank, unrank, options and counts with fixed amounts walk the declared order of the
+    sources, built on their first call, which may refuse where the count did not.
     """
 
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
@@ -241,14 +243,21 @@ class Actions:
         self.census = Census(space) if census is None else census
         self.pairs: list[Pair] = pair_order(space)
         self.column = {pair: j for j, pair in enumerate(self.pairs)}
-        self.parts = self.census.parts
         self.where: dict[str, tuple[int, int]] = {}
         """Source id -> (part index, layer)."""
-        for i, ps in enumerate(self.parts):
-            for layer, s in enumerate(ps.sources):
+        for i, part in enumerate(space.parts):
+            for layer, s in enumerate(part.sources):
                 self.where[s.id] = (i, layer)
-        self.sizes = [ps.count() for ps in self.parts]
+        # Counted in any order (the count does not depend on it); the declared order,
+        # which rank, unrank and the counts with fixed amounts walk, is built when one
+        # of them first asks.
+        self.sizes = [c.count() for c in self.census.counters]
         self.total = prod(self.sizes)
+
+    @property
+    def parts(self) -> list[PartSpace]:
+        """Each part's dynamic program in the declared order of its sources."""
+        return self.census.parts
 
     # -- counting ------------------------------------------------------------------------
 

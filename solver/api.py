@@ -370,7 +370,7 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
     if limit is not None:
         limit = check_int(limit, "limit", minimum=0)
     after = check_int(after, "after", minimum=0)
-    census = Census(space)
+    census = Census(space, ordered=True)
     return _stream(space, islice(census.enumerate(), after, None), limit, "enumerate",
                    document, {"side": side, "limit": limit, "after": after})
 

@@ -105,7 +105,7 @@ class _Scorer:
 
 
 def _splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
-    return [dict(a) for a in Census(legal_space(combat, side)).enumerate()]
+    return [dict(a) for a in Census(legal_space(combat, side), ordered=True).enumerate()]
 
 
 def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:
