@@ -459,30 +459,39 @@ part gets fewer orders looked at, so that the search stays far cheaper than a co
 
 
 def frontier_cost(order: list[int], items_of: list[list[int]],
-                  requires_of: list[frozenset[int]], domain: list[tuple[float, float]]
-                  ) -> float:
+                  requires_of: list[frozenset[int]], domain: list[tuple[float, float]],
+                  weight: list[float]) -> float:
     """The log of the summed sizes of the frontiers of ``order`` (sources one after
-    another), each the product of its open items' state counts: ``domain[n]`` is the
-    log of item ``n``'s while some source left may require it, then after."""
-    left: dict[int, int] = {}
-    asking: dict[int, int] = {}
+    another), each estimated as the product of its open items' counts of states, times
+    a weight of the source: ``domain[n]`` is the log of item ``n``'s count while some
+    source to come may require it (its progress, and whether it is required), then the
+    log of its count after (its progress while required)."""
+    count = len(domain)
+    left = [0] * count
+    asking = [0] * count
     for j in order:
         for n in items_of[j]:
-            left[n] = left.get(n, 0) + 1
+            left[n] += 1
             if n in requires_of[j]:
-                asking[n] = asking.get(n, 0) + 1
-    opened: set[int] = set()
+                asking[n] += 1
+    opened = [False] * count
+    current = 0.0  # the log of the product over the open items, kept as they change
     sizes: list[float] = []
     for j in order:
-        opened.update(items_of[j])
-        sizes.append(sum(domain[n][0] if asking.get(n, 0) else domain[n][1]
-                         for n in opened))
         for n in items_of[j]:
+            if not opened[n]:
+                opened[n] = True
+                current += domain[n][0] if asking[n] else domain[n][1]
+        sizes.append(weight[j] + current)
+        for n in items_of[j]:
+            before = domain[n][0] if asking[n] else domain[n][1]
             left[n] -= 1
             if n in requires_of[j]:
                 asking[n] -= 1
             if left[n] == 0:
-                opened.discard(n)
+                current -= before
+            elif not asking[n]:
+                current += domain[n][1] - before
     top = max(sizes, default=0.0)
     return top + log(sum(exp(x - top) for x in sizes)) if sizes else 0.0
 
@@ -516,7 +525,8 @@ def greedy_order(items_of: list[list[int]]) -> list[int]:
 
 
 def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
-                   domain: list[tuple[float, float]]) -> list[tuple[int, int | None]]:
+                   domain: list[tuple[float, float]], weight: list[float]
+                   ) -> list[tuple[int, int | None]]:
     """An order of the (source, item) edges of a part that keeps its frontier small.
 
     Sources are taken one after another, in the greedy order of :func:`greedy_order`
@@ -528,7 +538,7 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     """
     count = len(items_of)
     best = greedy_order(items_of)
-    best_cost = frontier_cost(best, items_of, requires_of, domain)
+    best_cost = frontier_cost(best, items_of, requires_of, domain, weight)
     edges = sum(len(items) for items in items_of)
     rounds = min(ORDER_EVALUATIONS, ORDER_WORK // max(edges * edges, 1)) if count > 2 else 0
     rng = random.Random(0)
@@ -536,7 +546,7 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     for k in range(rounds):
         order = current[:]
         order.insert(rng.randrange(count), order.pop(rng.randrange(count)))
-        cost = frontier_cost(order, items_of, requires_of, domain)
+        cost = frontier_cost(order, items_of, requires_of, domain, weight)
         heat = 0.3 * (1 - k / rounds)
         if cost <= current_cost or (heat > 0 and rng.random()
                                     < exp((current_cost - cost) / heat)):
@@ -598,8 +608,12 @@ class FrontierPart:
         """The most states of one layer."""
         requires_of = [frozenset().union(*(u.required for u in usages))
                        for usages in self.usages]
+        weight = [log(min(s.power, sum(self.cap[n] for n in items)) + 1)
+                  + log(len(items) + 1) + log(len(usages))
+                  for s, items, usages in zip(self.sources, self.items_of, self.usages,
+                                              strict=True)]
         domain = [(log(2 * cap + 1), log(cap + 1)) for cap in self.cap]
-        self.steps = self._steps(frontier_order(self.items_of, requires_of, domain))
+        self.steps = self._steps(frontier_order(self.items_of, requires_of, domain, weight))
         self.transitions: list[dict[FrontierState, list[Transition]]] = []
         self.completions: list[dict[FrontierState, int]] = []
         self._totals: dict[tuple[int, FrontierState], list[int]] = {}
@@ -813,7 +827,8 @@ class FrontierPart:
                 n = 0
                 for nxt, ways, _ in found:
                     later = after.get(nxt, 0)
-                    if ways != 1:
+                    if (ways >> 4096 or later >> 4096) and ways != 1:
+                        # Numbers of thousands of digits: the product is charged.
                         work = product_work(ways, later)
                         if work:
                             self._charge(work, max(ways.bit_length(), later.bit_length()))
