@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
     sys.path.insert(0, str(ROOT))
 
-import brute  # noqa: E402
 import brute_actions  # noqa: E402
 
 from benchmarks import generators  # noqa: E402
@@ -35,6 +34,7 @@ from trample.solver.counting import (  # noqa: E402
 )
 from trample.solver.rules import LegalSpace, legal_space  # noqa: E402
 
+import brute  # noqa: E402
 from conftest import shared_blockers_combat  # noqa: E402
 from strategies import SPLIT_BUDGET, split_count  # noqa: E402
 
