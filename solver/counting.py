@@ -19,6 +19,16 @@ that reach every blocker's lethal threshold first.
 Sampling walks the layers choosing each transition with probability proportional to the
 number of completions through it (exact integer arithmetic), then draws the composition
 uniformly; enumeration walks every transition with a completion and every composition.
+
+That program (:class:`PartSpace`) takes the sources in their declared order, which
+enumeration, rank and unrank follow, and its state keeps every item. Counting and
+sampling need no order: :class:`FrontierPart` takes one (source, item) pair per layer, in
+an order of the sources chosen to keep few items open at once (an item is open from its
+first source to its last), and its state holds the open items and the source being
+placed only. An item that nothing can constrain any more (its threshold is met, or no
+source to come may require it) leaves the state early, as a plain slot of the sources
+still to come. On the benchmark's 30 attackers and 90 blockers, 30% of them blocking two
+or three, this holds 3 to 9 items at once where the declared order holds up to 17.
 """
 
 from __future__ import annotations
