@@ -463,6 +463,11 @@ class Step:
 
 ORDER_EVALUATIONS = 4_000
 """Orders of one part's sources the search for a narrow frontier looks at, at most."""
+ORDER_ROUNDS_PER_SOURCE = 100
+"""... and at most this many per source of the part."""
+ORDER_NARROW = 5_000
+"""The order is searched only when the greedy one's estimated states summed over its
+layers are more than this many: below, the count costs less than the search would."""
 ORDER_WORK = 2_000_000
 """Open items the search for a narrow frontier may visit in all for one part: a large
 part gets fewer orders looked at, so that the search stays far cheaper than a count."""
@@ -550,7 +555,10 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     best = greedy_order(items_of)
     best_cost = frontier_cost(best, items_of, requires_of, domain, weight)
     edges = sum(len(items) for items in items_of)
-    rounds = min(ORDER_EVALUATIONS, ORDER_WORK // max(edges * edges, 1)) if count > 2 else 0
+    rounds = min(ORDER_EVALUATIONS, ORDER_ROUNDS_PER_SOURCE * count,
+                 ORDER_WORK // max(edges * edges, 1))
+    if count <= 2 or best_cost < log(ORDER_NARROW):
+        rounds = 0  # nothing to gain worth the search
     rng = random.Random(0)
     current, current_cost = best, best_cost
     for k in range(rounds):
