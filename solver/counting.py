@@ -809,10 +809,11 @@ class FrontierPart:
         return out
 
     def _build(self) -> None:
-        frontier: set[FrontierState] = {()}
+        frontier: dict[FrontierState, FrontierState] = {(): ()}
         for step in self.steps:
             table: dict[FrontierState, list[Transition]] = {}
-            following: set[FrontierState] = set()
+            # Each next state once, shared by every transition to it (memory).
+            following: dict[FrontierState, FrontierState] = {}
             local: dict[tuple[SourceState | None, ItemState], list[
                 tuple[SourceState, ItemState, int, Choice]]] = {}
             size = len(next(iter(frontier))) if frontier else 0
@@ -846,9 +847,9 @@ class FrontierPart:
                     ext[at_source] = source_state
                     if touches_item:
                         ext[at_item] = item_state
-                    found.append((pick(ext), ways, choice))
+                    nxt = pick(ext)
+                    found.append((following.setdefault(nxt, nxt), ways, choice))
                 table[state] = found
-                following.update([t[0] for t in found])
             self.transitions.append(table)
             self.peak = max(self.peak, len(following))
             self._charge(len(following))
