@@ -476,6 +476,8 @@ layers are more than this many: below, the count costs less than the search woul
 ORDER_ROUND_EDGES = 8
 """Edges (and sources) a round of the order search looks at per step of work charged
 (measured: a round over 43 edges and 13 sources takes about as long as 7 transitions)."""
+GREEDY_WORK = 4_000_000
+"""Sources times edges of a part above which :func:`greedy_order` is not tried."""
 ORDER_WORK = 2_000_000
 """Open items the search for a narrow frontier may visit in all for one part: a large
 part gets fewer orders looked at, so that the search stays far cheaper than a count."""
@@ -562,9 +564,11 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     work of the search before it starts.
     """
     count = len(items_of)
-    best = greedy_order(items_of)
-    best_cost = frontier_cost(best, items_of, requires_of, domain, weight)
     edges = sum(len(items) for items in items_of)
+    # The greedy choice looks at every source left for each one placed: for a part of
+    # thousands of sources, the declared order stands in for it.
+    best = greedy_order(items_of) if count * edges <= GREEDY_WORK else list(range(count))
+    best_cost = frontier_cost(best, items_of, requires_of, domain, weight)
     rounds = min(ORDER_EVALUATIONS, ORDER_ROUNDS_PER_SOURCE * count,
                  ORDER_WORK // max(edges * edges, 1))
     if count <= 2 or best_cost < log(ORDER_NARROW):
@@ -710,6 +714,7 @@ class FrontierPart:
                 at_item = ext.index(("i", n)) if ("i", n) in ext else None
                 if at_item is None:
                     ext.append(("i", n))
+            self._charge(len(ext))  # building the step reads the whole frontier
             self.width = max(self.width, sum(1 for kind, _ in ext if kind == "i"))
             remaining[("s", j)] -= 1
             closes_source = remaining[("s", j)] == 0
