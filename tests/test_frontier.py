@@ -196,3 +196,29 @@ def test_refusals_state_the_width_of_the_frontier() -> None:
     with pytest.raises(CountOutOfReach, match=r"5 of them are open at once and the "
                                               r"frontier holds more than [\d,]+ states"):
         api.count(shared_blockers_combat())
+
+
+def test_a_chain_keeps_one_item_open() -> None:
+    # Tramplers a0 .. a199, each consecutive two sharing a 2-toughness blocker.
+    n = 200
+    creatures = [{"id": f"a{i}", "controller": "a", "power": 3, "toughness": 1,
+                  "keywords": ["trample"], "attacking": "d"} for i in range(n)]
+    creatures += [{"id": f"b{i}", "controller": "d", "power": 1, "toughness": 2,
+                   "blocking": [f"a{i}", f"a{i + 1}"]} for i in range(n - 1)]
+    space = _space({"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+                    "creatures": creatures})
+    census = Census(space)
+    [part] = _frontier(census)
+    assert part.width == 1
+    assert census.count() == Census(space, ordered=True).count()
+
+
+def test_enumerate_refuses_before_the_first_assignment_where_count_does_not() -> None:
+    doc = _benchmark("shared30")
+    assert api.count(doc)["count"] > 0
+    with pytest.raises(CountOutOfReach):
+        api.enumerate_assignments(doc)
+    handle = api.prepare(doc)
+    assert handle.count() == api.count(doc)
+    with pytest.raises(CountOutOfReach):
+        handle.unrank(0)
