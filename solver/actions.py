@@ -42,6 +42,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import (
     Census,
     CountOutOfReach,
+    FrontierPart,
     Move,
     PartSpace,
     _record,
@@ -267,12 +268,18 @@ class Actions:
             return self.total
         by_source = _by_source(fixed)
         result = 1
-        for i, ps in enumerate(self.parts):
-            if any(s.id in by_source for s in ps.sources):
-                table = _backward(ps, by_source)
-                result *= table[0].get(ps.start, 0) if ps.sources else 1
-            else:
+        budget = [self.census.limit]
+        for i, (part, counter) in enumerate(zip(self.space.parts, self.census.counters,
+                                                strict=True)):
+            if not any(s.id in by_source for s in part.sources):
                 result *= self.sizes[i]
+            elif isinstance(counter, FrontierPart):
+                # Order-free: the frontier program again, with the amounts imposed.
+                result *= FrontierPart(self.space, part, budget, self.census.limit,
+                                       by_source).count()
+            else:
+                table = _backward(counter, by_source)
+                result *= table[0].get(counter.start, 0) if counter.sources else 1
             if result == 0:
                 return 0
         return result

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb, exp, lgamma, log, prod
@@ -620,10 +620,14 @@ class FrontierPart:
     """
 
     def __init__(self, space: LegalSpace, part: Part, budget: list[int],
-                 limit: int = WORK_LIMIT) -> None:
+                 limit: int = WORK_LIMIT,
+                 fixed: Mapping[str, Mapping[str, int]] | None = None) -> None:
         self.space = space
         self.limit = limit
         self.budget = budget
+        self.fixed: Mapping[str, Mapping[str, int]] = fixed or {}
+        """Amounts fixed in advance (source -> target -> amount): only the assignments
+        that agree with them are counted."""
         self.sources: tuple[Source, ...] = part.sources
         caps: dict[str, int] = {}
         for item in (*part.lethal_items, *part.loyalty_items):
@@ -764,14 +768,25 @@ class FrontierPart:
         s = self.sources[step.source]
         usages = self.usages[step.source]
         by_mask = {u.mask: u for u in usages}
+        mine = self.fixed.get(s.id)
+        if mine and source is None:
+            # A gated recipient fixed to an amount is used exactly when it is above 0.
+            gated = [r.id for r in s.recipients if r.gated]
+            usages = [u for u in usages if all(
+                (mine[r] > 0) == bool(u.mask >> bit & 1)
+                for bit, r in enumerate(gated) if r in mine)]
         starts = [(s.power, 0, u.mask) for u in usages] if source is None else [source]
         n = step.item
+        fixed = None if mine is None or n is None else mine.get(self.items[n])
         out: list[tuple[SourceState, ItemState, int, Choice]] = []
         for b, k, mask in starts:
             usage = by_mask[mask]
             moves: list[tuple[SourceState, ItemState, Choice]] = []
             if n is None:
                 moves.append(((b, k, mask), DONE, (mask, 0, False)))
+            elif fixed is not None:
+                moves.extend(self._fixed_move(s, step, n, item, usage, (b, k, mask),
+                                              fixed))
             elif item is DONE:
                 # Nothing constrains the item any more: its amount is one more slot.
                 if n in usage.must_zero:
@@ -802,7 +817,17 @@ class FrontierPart:
                 ways = 1
                 if step.closes_source:
                     left, slots, _ = source_state
-                    lowers = [0] * slots + [sl.lower for sl in usage.local]
+                    lowers = [0] * slots
+                    for sl in usage.local:
+                        value = mine.get(sl.target) if mine else None
+                        if value is None:
+                            lowers.append(sl.lower)
+                        elif value >= sl.lower:
+                            left -= value
+                        else:
+                            left = -1
+                    if left < 0:
+                        continue
                     bits = comb_bits(max(left - sum(lowers), 0) + len(lowers) - 1,
                                      len(lowers) - 1)
                     self._charge(len(lowers) + (bits >> 10)
@@ -813,6 +838,24 @@ class FrontierPart:
                         continue
                 out.append((source_state, item_state, ways, choice))
         return out
+
+    def _fixed_move(self, s: Source, step: Step, n: int, item: ItemState, usage: Usage,
+                    source: SourceState, fixed: int
+                    ) -> list[tuple[SourceState, ItemState, Choice]]:
+        """The one move that gives item ``n`` the amount ``fixed`` (none if it cannot):
+        placed whole, so it takes no slot of the source's composition."""
+        b, k, mask = source
+        if fixed > b or (n in usage.must_zero and fixed) or (n in usage.must_use
+                                                             and not fixed):
+            return []
+        if item is DONE:
+            return [((b - fixed, k, mask), DONE, (mask, fixed, False))]
+        progress, req = item
+        need = self.space.still_needed(s, self.items[n], progress)
+        req = req or n in usage.required
+        if fixed >= need or not (req or not step.settles):
+            return [((b - fixed, k, mask), DONE, (mask, fixed, False))]
+        return [((b - fixed, k, mask), (progress + fixed, req), (mask, fixed, False))]
 
     def _build(self) -> None:
         frontier: dict[FrontierState, FrontierState] = {(): ()}

@@ -222,3 +222,23 @@ def test_enumerate_refuses_before_the_first_assignment_where_count_does_not() ->
     assert handle.count() == api.count(doc)
     with pytest.raises(CountOutOfReach):
         handle.unrank(0)
+
+
+@FEW
+@given(shared_walls(), st.randoms())
+def test_counts_with_fixed_amounts_match_the_brute_force(doc: dict,
+                                                         rng: random.Random) -> None:
+    assume(api.count(doc)["count"] <= 1500)
+    handle = api.prepare(doc)
+    assume(_frontier(handle.census))
+    pairs = [tuple(p) for p in api.pairs(doc)["pairs"]]
+    listed = [a["assignment"] for a in api.enumerate_assignments(doc)]
+    order = brute_actions.ordered(doc, "attackers", pairs, listed)
+    for _ in range(4):
+        # Some pairs fixed, to the amounts of a legal assignment or to arbitrary ones.
+        model = rng.choice(order)
+        chosen = rng.sample(range(len(pairs)), rng.randint(1, len(pairs)))
+        fixed = {pairs[j]: (model[j] if rng.random() < 0.8 else rng.randint(0, 4))
+                 for j in chosen}
+        entries = [{"source": s, "target": t, "amount": a} for (s, t), a in fixed.items()]
+        assert handle.count(entries) == {"count": brute_actions.count(pairs, order, fixed)}
