@@ -20,9 +20,11 @@ construction:
   ``C(free - x + m, m)`` (m parts after the first), which ranks and unranks them in
   closed form, with a binary search for a part.
 
-Counting with some amounts fixed runs the same dynamic program with each move's number
-of compositions restricted to the fixed values; ``options`` adds the forward counts (ways
-to reach each state) to read off, for one pair, how many completions each amount has.
+Counting with some amounts fixed needs no order: a part whose sources share items runs
+:class:`~trample.solver.counting.FrontierPart` again with the amounts imposed, any other
+the same dynamic program with each move's number of compositions restricted to the fixed
+values. ``options`` adds to the declared-order program the forward counts (ways to reach
+each state) to read off, for one pair, how many completions each amount has.
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -235,8 +237,8 @@ class Actions:
 
     Built once per space (the dynamic program of :class:`Census` is the costly part);
     every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does;
-    rank, unrank, options and counts with fixed amounts walk the declared order of the
-    sources, built on their first call, which may refuse where the count did not.
+    rank, unrank and options walk the declared order of the sources, built on their
+    first call, which may refuse where the count did not.
     """
 
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
