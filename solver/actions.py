@@ -20,9 +20,11 @@ construction:
   ``C(free - x + m, m)`` (m parts after the first), which ranks and unranks them in
   closed form, with a binary search for a part.
 
-Counting with some amounts fixed runs the same dynamic program with each move's number
-of compositions restricted to the fixed values; ``options`` adds the forward counts (ways
-to reach each state) to read off, for one pair, how many completions each amount has.
+Counting with some amounts fixed needs no order: a part whose sources share items runs
+:class:`~trample.solver.counting.FrontierPart` again with the amounts imposed, any other
+the same dynamic program with each move's number of compositions restricted to the fixed
+values. ``options`` adds to the declared-order program the forward counts (ways to reach
+each state) to read off, for one pair, how many completions each amount has.
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -42,6 +44,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import (
     Census,
     CountOutOfReach,
+    FrontierPart,
     Move,
     PartSpace,
     _record,
@@ -233,7 +236,9 @@ class Actions:
     """Rank, unrank, count with fixed amounts, options and project over one legal space.
 
     Built once per space (the dynamic program of :class:`Census` is the costly part);
-    every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does.
+    every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does;
+    rank, unrank and options walk the declared order of the sources, built on their
+    first call, which may refuse where the count did not.
     """
 
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
@@ -241,14 +246,21 @@ class Actions:
         self.census = Census(space) if census is None else census
         self.pairs: list[Pair] = pair_order(space)
         self.column = {pair: j for j, pair in enumerate(self.pairs)}
-        self.parts = self.census.parts
         self.where: dict[str, tuple[int, int]] = {}
         """Source id -> (part index, layer)."""
-        for i, ps in enumerate(self.parts):
-            for layer, s in enumerate(ps.sources):
+        for i, part in enumerate(space.parts):
+            for layer, s in enumerate(part.sources):
                 self.where[s.id] = (i, layer)
-        self.sizes = [ps.count() for ps in self.parts]
+        # Counted in any order (the count does not depend on it); the declared order,
+        # which rank, unrank and the counts with fixed amounts walk, is built when one
+        # of them first asks.
+        self.sizes = [c.count() for c in self.census.counters]
         self.total = prod(self.sizes)
+
+    @property
+    def parts(self) -> list[PartSpace]:
+        """Each part's dynamic program in the declared order of its sources."""
+        return self.census.parts
 
     # -- counting ------------------------------------------------------------------------
 
@@ -258,12 +270,18 @@ class Actions:
             return self.total
         by_source = _by_source(fixed)
         result = 1
-        for i, ps in enumerate(self.parts):
-            if any(s.id in by_source for s in ps.sources):
-                table = _backward(ps, by_source)
-                result *= table[0].get(ps.start, 0) if ps.sources else 1
-            else:
+        budget = [self.census.limit]
+        for i, (part, counter) in enumerate(zip(self.space.parts, self.census.counters,
+                                                strict=True)):
+            if not any(s.id in by_source for s in part.sources):
                 result *= self.sizes[i]
+            elif isinstance(counter, FrontierPart):
+                # Order-free: the frontier program again, with the amounts imposed.
+                result *= FrontierPart(self.space, part, budget, self.census.limit,
+                                       by_source).count()
+            else:
+                table = _backward(counter, by_source)
+                result *= table[0].get(counter.start, 0) if counter.sources else 1
             if result == 0:
                 return 0
         return result

@@ -461,15 +461,16 @@ def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Validat
     return result
 
 
-def census_of(space: LegalSpace) -> Census | UnionActions:
-    """What counts, enumerates and samples ``space``: its :class:`Census`, or, when some
-    attacker may assign as though unblocked, the union of its two sets of splits
-    (:mod:`trample.solver.union`, imported only then)."""
+def census_of(space: LegalSpace, *, ordered: bool = False) -> Census | UnionActions:
+    """What counts, enumerates and samples ``space``: its :class:`Census` (``ordered``:
+    with the declared-order program built up front, so that enumeration refuses before its
+    first answer), or, when some attacker may assign as though unblocked, the union of
+    its two sets of splits (:mod:`trample.solver.union`, imported only then)."""
     if space.alternatives:
-        from trample.solver.union import UnionActions
+        from trample.solver import union
 
-        return UnionActions(space)
-    return Census(space)
+        return union.census_of(space)
+    return Census(space, ordered=ordered)
 
 
 def count(document: Mapping[str, Any], *, side: str | None = None) -> CountResult:
@@ -488,7 +489,7 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
     if limit is not None:
         limit = check_int(limit, "limit", minimum=0)
     after = check_int(after, "after", minimum=0)
-    census = census_of(space)
+    census = census_of(space, ordered=True)
     return _stream(space, islice(census.enumerate(), after, None), limit, "enumerate",
                    document, {"side": side, "limit": limit, "after": after})
 

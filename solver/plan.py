@@ -109,7 +109,7 @@ class _Scorer:
 
 
 def _splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
-    return [dict(a) for a in census_of(legal_space(combat, side)).enumerate()]
+    return [dict(a) for a in census_of(legal_space(combat, side), ordered=True).enumerate()]
 
 
 def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:

@@ -616,12 +616,14 @@ def _distance(chosen: Mapping[Pair, int], values: Mapping[Pair, Fraction]) -> Fr
 # -- entry points --------------------------------------------------------------------
 
 
-def census_of(space: LegalSpace) -> Census | UnionActions:
-    """What counts, enumerates and samples ``space``: :class:`Census`, or the union of
-    its pieces when some attacker may assign as though unblocked."""
+def census_of(space: LegalSpace, *, ordered: bool = False) -> Census | UnionActions:
+    """What counts, enumerates and samples ``space``: :class:`Census` (``ordered``: with
+    the declared-order program built up front, so that enumeration refuses before its
+    first answer), or the union of its pieces when some attacker may assign as though
+    unblocked."""
     if space.alternatives:
         return UnionActions(space)
-    return Census(space)
+    return Census(space, ordered=ordered)
 
 
 def actions_of(space: LegalSpace) -> Actions | UnionActions:

@@ -1,0 +1,244 @@
+"""The frontier dynamic program that counts and samples coupled parts (counting.py's
+``FrontierPart``): against the brute force on small combats with many shared blockers,
+against the declared-order program on larger ones, and its reach on the 30 x 90
+benchmark combats, measured in work charged, never in time."""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from scipy.stats import chisquare
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from the checkout
+    sys.path.insert(0, str(ROOT))
+
+import brute_actions  # noqa: E402
+
+from benchmarks import generators  # noqa: E402
+from benchmarks.runner import FAMILIES, _seed  # noqa: E402
+from trample.models.combat import Combat  # noqa: E402
+from trample.solver import api, counting  # noqa: E402
+from trample.solver.counting import (  # noqa: E402
+    WORK_LIMIT,
+    Census,
+    CountOutOfReach,
+    FrontierPart,
+    PartSpace,
+)
+from trample.solver.rules import LegalSpace, legal_space  # noqa: E402
+
+import brute  # noqa: E402
+from conftest import shared_blockers_combat  # noqa: E402
+from strategies import SPLIT_BUDGET, split_count  # noqa: E402
+
+FEW = settings(max_examples=40, deadline=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@st.composite
+def shared_walls(draw: st.DrawFn) -> dict:
+    """Two to four attackers (mostly tramplers, some with deathtouch or trample over
+    planeswalkers, on the player or a planeswalker) and two to five blockers, most of
+    them blocking two or three attackers: every part couples through shared items."""
+    attackers = []
+    creatures: list[dict] = []
+    for i in range(draw(st.integers(2, 4))):
+        keywords = draw(st.lists(st.sampled_from(
+            ["trample", "trample", "trample", "deathtouch", "trample over planeswalkers"]),
+            max_size=2, unique=True))
+        creatures.append({"id": f"a{i}", "controller": "a", "power": draw(st.integers(1, 4)),
+                          "toughness": 2, "keywords": keywords,
+                          "attacking": draw(st.sampled_from(["d", "d", "pw"]))})
+        attackers.append(f"a{i}")
+    for j in range(draw(st.integers(2, 5))):
+        blocking = draw(st.lists(st.sampled_from(attackers), min_size=1,
+                                 max_size=min(3, len(attackers)), unique=True))
+        creatures.append({"id": f"b{j}", "controller": "d", "power": 1,
+                          "toughness": draw(st.integers(1, 3)),
+                          "damage": draw(st.integers(0, 1)), "blocking": blocking})
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": 5}], "creatures": creatures,
+           "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": draw(st.integers(1, 4))}],
+           "step": "regular"}
+    assume(split_count(doc, "attackers") <= SPLIT_BUDGET)
+    return doc
+
+
+def _space(doc: dict) -> LegalSpace:
+    return legal_space(Combat.from_json(doc), "attackers")
+
+
+def _frontier(census: Census) -> list[FrontierPart]:
+    return [c for c in census.counters if isinstance(c, FrontierPart)]
+
+
+def _as_set(amounts: dict[tuple[str, str], int]) -> frozenset[tuple[str, str, int]]:
+    return frozenset((s, t, a) for (s, t), a in amounts.items() if a)
+
+
+@FEW
+@given(shared_walls())
+def test_counts_match_the_brute_force_and_the_declared_order(doc: dict) -> None:
+    space = _space(doc)
+    census = Census(space)
+    assume(_frontier(census))
+    expected = brute.legal_assignments(doc, "attackers")
+    assert census.count() == len(expected)
+    assert Census(space, ordered=True).count() == len(expected)
+    assert api.count(doc)["count"] == len(expected)
+
+
+@FEW
+@given(shared_walls(), st.integers(0, 2**32))
+def test_samples_are_legal_and_among_the_enumerated(doc: dict, seed: int) -> None:
+    space = _space(doc)
+    census = Census(space)
+    assume(_frontier(census))
+    listed = {_as_set(a) for a in census.enumerate()}
+    rng = random.Random(seed)
+    for _ in range(20):
+        amounts = census.sample(rng)
+        assert brute.is_legal(doc, "attackers", amounts)
+        assert _as_set(amounts) in listed
+    for drawn in api.sample(doc, n=5, seed=seed):  # checked by solver.validate too
+        entries = drawn["assignment"]
+        assert api.validate(doc, entries)["legal"]
+        assert frozenset((e["source"], e["target"], e["amount"]) for e in entries
+                         if e["amount"]) in listed
+
+
+@FEW
+@given(shared_walls())
+def test_rank_and_unrank_keep_enumerate_order(doc: dict) -> None:
+    # Counted by the frontier program, ranked in the declared order, which the brute
+    # force's order over pair_order pins.
+    assume(api.count(doc)["count"] <= 400)
+    handle = api.prepare(doc)
+    assume(_frontier(handle.census))
+    pairs = [tuple(p) for p in api.pairs(doc)["pairs"]]
+    listed = [a["assignment"] for a in api.enumerate_assignments(doc)]
+    order = brute_actions.ordered(doc, "attackers", pairs, listed)
+    assert handle.count() == {"count": len(order)}
+    for i, vector in enumerate(order):
+        got = handle.unrank(i)["assignment"]
+        assert brute_actions.as_vector(pairs, got) == vector
+        assert handle.rank(got) == {"index": i}
+
+
+def test_sampling_a_coupled_part_is_uniform() -> None:
+    # Two tramplers share a 2/2 and a 1/1; one has a blocker of its own.
+    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}], "creatures": [
+        {"id": "x", "controller": "a", "power": 3, "toughness": 3, "keywords": ["trample"],
+         "attacking": "d"},
+        {"id": "y", "controller": "a", "power": 2, "toughness": 3, "keywords": ["trample"],
+         "attacking": "d"},
+        {"id": "s", "controller": "d", "power": 1, "toughness": 2, "blocking": ["x", "y"]},
+        {"id": "t", "controller": "d", "power": 1, "toughness": 1, "blocking": ["x", "y"]},
+        {"id": "u", "controller": "d", "power": 1, "toughness": 1, "blocking": ["x"]}]}
+    assert _frontier(Census(_space(doc)))
+    legal = brute.legal_assignments(doc, "attackers")
+    n = 200 * len(legal)
+    drawn = Counter(frozenset((e["source"], e["target"], e["amount"])
+                              for e in a["assignment"] if e["amount"])
+                    for a in api.sample(doc, n=n, seed=11))
+    assert set(drawn) == set(legal)
+    assert chisquare([drawn[a] for a in legal]).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("seed", [0, 7, 9, 10])
+def test_the_count_does_not_depend_on_the_order(seed: int,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # 12 attackers, 36 blockers, 30% shared, seeds within reach of the declared order.
+    space = _space(generators.shared_blockers(12, 36, 0.3, seed))
+    declared = Census(space, ordered=True).count()
+    assert Census(space).count() == declared
+    # The same program with the sources in declared order, and in reverse.
+    for arrange in (lambda n: list(range(n)), lambda n: list(range(n))[::-1]):
+        monkeypatch.setattr(counting, "greedy_order", lambda items, f=arrange: f(len(items)))
+        monkeypatch.setattr(counting, "ORDER_EVALUATIONS", 0)
+        assert Census(space, 10 * WORK_LIMIT).count() == declared
+
+
+def _benchmark(family: str) -> dict:
+    return FAMILIES[family].make(30, _seed(family, 30, 0))[2]
+
+
+@pytest.mark.parametrize("family", ["shared30", "tokens"])
+def test_30_by_90_benchmark_combats_are_counted_and_sampled_within_the_budget(
+        family: str) -> None:
+    space = _space(_benchmark(family))
+    census = Census(space)
+    spent = WORK_LIMIT - census.budget[0]
+    assert 0 < spent < WORK_LIMIT
+    widths = [p.width for p in _frontier(census)]
+    assert widths and max(widths) <= 10
+    assert len(str(census.count())) > 40
+    rng = random.Random(5)
+    from trample.solver.validate import violations
+
+    for _ in range(5):
+        assert not violations(space, census.sample(rng))
+    # The declared order cannot: it is what the frontier program replaces.
+    with pytest.raises(CountOutOfReach):
+        for part in space.parts:
+            PartSpace(space, part, [WORK_LIMIT])
+
+
+def test_refusals_state_the_width_of_the_frontier() -> None:
+    # Eight tramplers all blocked by the same five 1/15 walls.
+    with pytest.raises(CountOutOfReach, match=r"5 of them are open at once and the "
+                                              r"frontier holds more than [\d,]+ states"):
+        api.count(shared_blockers_combat())
+
+
+def test_a_chain_keeps_one_item_open() -> None:
+    # Tramplers a0 .. a199, each consecutive two sharing a 2-toughness blocker.
+    n = 200
+    creatures = [{"id": f"a{i}", "controller": "a", "power": 3, "toughness": 1,
+                  "keywords": ["trample"], "attacking": "d"} for i in range(n)]
+    creatures += [{"id": f"b{i}", "controller": "d", "power": 1, "toughness": 2,
+                   "blocking": [f"a{i}", f"a{i + 1}"]} for i in range(n - 1)]
+    space = _space({"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+                    "creatures": creatures})
+    census = Census(space)
+    [part] = _frontier(census)
+    assert part.width == 1
+    assert census.count() == Census(space, ordered=True).count()
+
+
+def test_enumerate_refuses_before_the_first_assignment_where_count_does_not() -> None:
+    doc = _benchmark("shared30")
+    assert api.count(doc)["count"] > 0
+    with pytest.raises(CountOutOfReach):
+        api.enumerate_assignments(doc)
+    handle = api.prepare(doc)
+    assert handle.count() == api.count(doc)
+    with pytest.raises(CountOutOfReach):
+        handle.unrank(0)
+
+
+@FEW
+@given(shared_walls(), st.randoms())
+def test_counts_with_fixed_amounts_match_the_brute_force(doc: dict,
+                                                         rng: random.Random) -> None:
+    assume(api.count(doc)["count"] <= 1500)
+    handle = api.prepare(doc)
+    assume(_frontier(handle.census))
+    pairs = [tuple(p) for p in api.pairs(doc)["pairs"]]
+    listed = [a["assignment"] for a in api.enumerate_assignments(doc)]
+    order = brute_actions.ordered(doc, "attackers", pairs, listed)
+    for _ in range(4):
+        # Some pairs fixed, to the amounts of a legal assignment or to arbitrary ones.
+        model = rng.choice(order)
+        chosen = rng.sample(range(len(pairs)), rng.randint(1, len(pairs)))
+        fixed = {pairs[j]: (model[j] if rng.random() < 0.8 else rng.randint(0, 4))
+                 for j in chosen}
+        entries = [{"source": s, "target": t, "amount": a} for (s, t), a in fixed.items()]
+        assert handle.count(entries) == {"count": brute_actions.count(pairs, order, fixed)}
