@@ -40,6 +40,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "greedy hint in the first try": {"hint_small_models": True},
     "presolve, LP and hint in the first try": {"small_model": -1},
     "one thread": {"threads": 1},
+    "CP-SAT only (no HiGHS)": {"backend": "cpsat"},
+    "HiGHS for every coupled part": {"backend": "milp"},
 }
 """Each configuration: the fields of :class:`SearchSettings` it changes from the shipped
 ones."""
