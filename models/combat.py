@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from trample.models.errors import InputError
@@ -44,13 +45,40 @@ from trample.models.reading import (
 
 # The reading helpers and keyword names are re-exported: callers have long found them here.
 __all__ = [
-    "DEATHTOUCH", "DOUBLE_STRIKE", "FIRST_STRIKE", "INDESTRUCTIBLE", "MAX_BLOCKS",
-    "MAX_BLOCKS_PER_CREATURE", "MAX_ID_LENGTH", "MAX_MAGNITUDE", "MAX_OBJECTS",
-    "MAX_TEXT_LENGTH", "RECOGNIZED_KEYWORDS", "REQUEST_FIELDS", "STEPS", "TRAMPLE",
-    "TRAMPLE_OVER_PLANESWALKERS", "UNSUPPORTED_KEYWORDS", "Battle", "Combat", "Creature",
-    "Kind", "LossThreshold", "Multiplier", "Planeswalker", "Player", "Prevention", "Step",
-    "brief_repr", "check_id", "check_int",
-    "field_name", "int_text", "normalize_keyword",
+    "DEATHTOUCH",
+    "DOUBLE_STRIKE",
+    "FIRST_STRIKE",
+    "INDESTRUCTIBLE",
+    "MAX_BLOCKS",
+    "MAX_BLOCKS_PER_CREATURE",
+    "MAX_ID_LENGTH",
+    "MAX_MAGNITUDE",
+    "MAX_OBJECTS",
+    "MAX_TEXT_LENGTH",
+    "NO_EFFECTS",
+    "RECOGNIZED_KEYWORDS",
+    "REQUEST_FIELDS",
+    "STEPS",
+    "TRAMPLE",
+    "TRAMPLE_OVER_PLANESWALKERS",
+    "UNSUPPORTED_KEYWORDS",
+    "AssignmentEffects",
+    "Battle",
+    "Combat",
+    "Creature",
+    "Kind",
+    "LossThreshold",
+    "Multiplier",
+    "Planeswalker",
+    "Player",
+    "Prevention",
+    "Step",
+    "brief_repr",
+    "check_id",
+    "check_int",
+    "field_name",
+    "int_text",
+    "normalize_keyword",
 ]
 
 Step = Literal["first_strike", "regular"]
@@ -81,6 +109,21 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class AssignmentEffects:
+    """The combat/1 §10 fields of a creature: its qualities, how much it assigns, whether
+    it may assign as though unblocked, and who chooses its split."""
+
+    qualities: frozenset[str] = frozenset()
+    assigns: Assigns = "power"
+    as_though_unblocked: bool = False
+    assigned_by: AssignedBy = "controller"
+
+
+NO_EFFECTS = AssignmentEffects()
+"""A creature's §10 fields when none is given."""
+
+
+@dataclass(frozen=True, slots=True)
 class Creature:
     """A creature on the battlefield, attacking, blocking or neither."""
 
@@ -98,17 +141,34 @@ class Creature:
     toxic: int = 0
     """Its total toxic value, the sum of its toxic N (702.164c); ``toxic N`` itself is not
     in ``keywords``."""
-    qualities: frozenset[str] = frozenset()
-    """Qualities a ``bands with other Q`` reads (702.22b), normalized as keywords are."""
-    assigns: Assigns = "power"
-    """How much combat damage it assigns (510.1a): its power, its toughness (Doran, the
-    Siege Tower; Assault Formation) or none."""
-    as_though_unblocked: bool = False
-    """An attacker whose controller may have it assign its combat damage as though it
-    weren't blocked (Thorn Elemental, Lone Wolf)."""
-    assigned_by: AssignedBy = "controller"
-    """``opponent``: an effect has the other side choose how its damage is assigned
-    (Defensive Formation)."""
+    effects: AssignmentEffects = NO_EFFECTS
+    """Who chooses its split and how much it assigns, when an effect changes them
+    (combat/1 §10; :data:`NO_EFFECTS` for almost every creature: one field rather than
+    four, since every creature of every document is built)."""
+
+    @property
+    def qualities(self) -> frozenset[str]:
+        """Qualities a ``bands with other Q`` reads (702.22b), normalized as keywords
+        are."""
+        return self.effects.qualities
+
+    @property
+    def assigns(self) -> Assigns:
+        """How much combat damage it assigns (510.1a): its power, its toughness (Doran,
+        the Siege Tower; Assault Formation) or none."""
+        return self.effects.assigns
+
+    @property
+    def as_though_unblocked(self) -> bool:
+        """An attacker whose controller may have it assign its combat damage as though it
+        weren't blocked (Thorn Elemental, Lone Wolf)."""
+        return self.effects.as_though_unblocked
+
+    @property
+    def assigned_by(self) -> AssignedBy:
+        """``opponent``: an effect has the other side choose how its damage is assigned
+        (Defensive Formation)."""
+        return self.effects.assigned_by
 
     @property
     def amount(self) -> int:
@@ -263,8 +323,8 @@ class Combat:
         object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
         for c in self.creatures:
             # Cheap first: most documents have neither banding nor assigned_by.
-            if c.assigned_by != "controller" or (
-                    c.keywords and any(k.startswith("band") for k in c.keywords)):
+            if (c.effects is not NO_EFFECTS and c.effects.assigned_by != "controller") or (
+                    c.keywords and _may_band(c.keywords)):
                 object.__setattr__(self, "_moved", self._find_moved())
                 break
 
@@ -435,6 +495,13 @@ class Combat:
                                        "threshold": e.threshold, "already": e.already}
                                       for e in self.loss_thresholds]
         return doc
+
+
+@lru_cache(maxsize=1024)
+def _may_band(keywords: frozenset[str]) -> bool:
+    """Whether a set of keywords has banding or a ``bands with other Q`` (the same few
+    sets recur on thousands of creatures)."""
+    return any(k.startswith("band") for k in keywords)
 
 
 def _banded(creatures: Iterable[Creature]) -> bool:
@@ -608,10 +675,9 @@ def _parse_combat(document: object) -> Combat:
         data = obj.data
         if ("assigns" in data or "qualities" in data or "as_though_unblocked" in data
                 or "assigned_by" in data):
-            qualities, assigns, unblocked, assigned_by = _parse_assignment_effects(obj)
             creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                                attacking, blocked, tuple(blocking), name, toxic, qualities,
-                                assigns, unblocked, assigned_by)
+                                attacking, blocked, tuple(blocking), name, toxic,
+                                AssignmentEffects(*_parse_assignment_effects(obj)))
         else:
             creature = Creature(cid, controller, power, toughness, damage, value, keywords,
                                 attacking, blocked, tuple(blocking), name, toxic)
@@ -678,7 +744,7 @@ def _parse_combat(document: object) -> Combat:
         if c.blocked is False and c.id in blocked_by:
             raise InputError(obj.sub("blocked"), f"is false, but {blocked_by[c.id][0]!r} "
                              f"blocks {c.id!r}")
-        if c.as_though_unblocked and c.attacking is None:
+        if c.effects is not NO_EFFECTS and c.as_though_unblocked and c.attacking is None:
             raise InputError(obj.sub("as_though_unblocked"), "only an attacking creature "
                              "can assign its combat damage as though it weren't blocked")
 
@@ -694,7 +760,9 @@ def _parse_combat(document: object) -> Combat:
                          f"{brief_repr(raw_step)}")
 
     creature_ids = {c.id for c in creatures}
-    most_power = max((max(c.power, c.toughness) for c in creatures), default=0)
+    most_power = max((c.power for c in creatures), default=0)
+    if any(c.effects.assigns == "toughness" for c in creatures if c.effects is not NO_EFFECTS):
+        most_power = max(most_power, max(c.toughness for c in creatures))
     prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
                                                          most_power)
     combat = Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),

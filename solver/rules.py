@@ -19,6 +19,7 @@ from trample.models.combat import (
     DOUBLE_STRIKE,
     FIRST_STRIKE,
     INDESTRUCTIBLE,
+    NO_EFFECTS,
     TRAMPLE_OVER_PLANESWALKERS,
     Combat,
     Creature,
@@ -500,7 +501,8 @@ def legal_space(combat: Combat, side: Side,
         if moved:
             mine = combat.chooser(creature) == side
         if not mine:
-            idle[creature.id] = _not_chosen(combat, creature, side, combat.chooser(creature))
+            idle[creature.id] = _not_chosen(combat, creature, side, combat.chooser(creature)) \
+                if moved else _NOT_ON_SIDE[side]
             continue
         if not assigns_in_step(creature, combat.step):
             if combat.step == "first_strike":
@@ -511,7 +513,8 @@ def legal_space(combat: Combat, side: Side,
                       "the regular combat damage step"
             idle[creature.id] = (_R510_4, why)
             continue
-        amount = creature.power if creature.assigns == "power" else creature.amount
+        plain = creature.effects is NO_EFFECTS
+        amount = creature.power if plain else creature.amount
         if amount <= 0:
             if creature.assigns == "none":
                 why = "assigns no combat damage (an effect says so)"
@@ -525,7 +528,7 @@ def legal_space(combat: Combat, side: Side,
         elsewhere: tuple[tuple[str, Rule], ...] = ()
         if creature.is_attacking:
             mode: Mode = "blocked"
-            if creature.as_though_unblocked and combat.is_blocked(creature):
+            if not plain and creature.as_though_unblocked and combat.is_blocked(creature):
                 if modes is None:
                     alternatives.append(creature.id)
                 else:
@@ -587,6 +590,15 @@ def modes_of(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> dict[
         assigns_any = any(amount > 0 for (s, _), amount in amounts.items() if s == a)
         out[a] = "blocked" if not assigns_any and not source.recipients else "unblocked"
     return out
+
+
+_NOT_ON_SIDE: dict[Side, tuple[Rule, str]] = {
+    "attackers": (_R510_1, "is not an attacking creature; for side 'attackers' only "
+                           "attacking creatures assign damage"),
+    "blockers": (_R510_1, "is not a blocking creature; for side 'blockers' only blocking "
+                          "creatures assign damage"),
+}
+"""Why a creature of the other side assigns nothing, when no split changed sides."""
 
 
 def _not_chosen(combat: Combat, creature: Creature, side: Side,
