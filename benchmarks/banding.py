@@ -9,23 +9,11 @@ counts are exact or refused (never estimated). Sizes are attackers.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
-from typing import Any
 
 from benchmarks.generators import banded
+from benchmarks.timing import cpu_ms
 from trample.solver import api
 from trample.solver.counting import CountOutOfReach
-
-
-def cpu_ms(fn: Callable[[], Any], repeat: int) -> float:
-    """The median CPU time of ``fn`` in milliseconds."""
-    times = []
-    for _ in range(repeat):
-        started = time.process_time()
-        fn()
-        times.append(time.process_time() - started)
-    return 1000 * sorted(times)[len(times) // 2]
 
 
 def row(size: int, side: str, repeat: int) -> str:

@@ -12,21 +12,10 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import time
-from collections.abc import Callable
 from typing import Any
 
+from benchmarks.timing import cpu_ms
 from trample.solver import api, union
-
-
-def cpu_ms(fn: Callable[[], Any], repeat: int) -> float:
-    """The median CPU time of ``fn`` in milliseconds."""
-    times = []
-    for _ in range(repeat):
-        started = time.process_time()
-        fn()
-        times.append(time.process_time() - started)
-    return 1000 * sorted(times)[len(times) // 2]
 
 
 def thorns(k: int, power: int, others: int, shared: bool) -> dict[str, Any]:

@@ -34,7 +34,7 @@ the CP-SAT model of :mod:`trample.solver.nearest`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
 from math import comb, prod
 
@@ -371,34 +371,43 @@ class Actions:
         return chosen, distance
 
     def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
-        best: Fraction | None = None
-        ties: list[Amounts] = []
-        zero = Fraction(0)
-        for amounts in self.census.enumerate():
-            # Relative to giving nothing: only the pairs given an amount change.
-            d = zero
-            for p, a in amounts.items():
-                v = values.get(p, zero)
-                d += abs(a - v) - abs(v)
-            if best is None or d < best:
-                best, ties = d, [amounts]
-            elif d == best:
-                ties.append(amounts)
         terms = DEFAULTS[self.space.side]
-        chosen = ties[0]
-        if len(ties) > 1:
-            top = None
-            for amounts in ties:  # in enumeration order: the first best stays
-                key = tuple(evaluate(self.space, amounts, terms).values())
-                if top is None or key > top:
-                    top, chosen = key, amounts
-        return chosen
+        return nearest_by_inspection(
+            self.census.enumerate(), values,
+            lambda amounts: tuple(evaluate(self.space, amounts, terms).values()))
 
     # -- vectors -------------------------------------------------------------------------
 
     def vector(self, amounts: Mapping[Pair, int]) -> list[int]:
         """The amounts over :attr:`pairs`."""
         return [amounts.get(p, 0) for p in self.pairs]
+
+
+def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, Fraction],
+                          key: Callable[[Amounts], tuple[int, ...]]) -> Amounts:
+    """The first of ``assignments`` nearest ``values`` in L1 distance, ties broken by the
+    largest ``key`` (the default objective) and then by their order."""
+    best: Fraction | None = None
+    ties: list[Amounts] = []
+    zero = Fraction(0)
+    for amounts in assignments:
+        # Relative to giving nothing: only the pairs given an amount change.
+        d = zero
+        for p, a in amounts.items():
+            v = values.get(p, zero)
+            d += abs(a - v) - abs(v)
+        if best is None or d < best:
+            best, ties = d, [amounts]
+        elif d == best:
+            ties.append(amounts)
+    chosen = ties[0]
+    if len(ties) > 1:
+        top = None
+        for amounts in ties:  # in order: the first best stays
+            found = key(amounts)
+            if top is None or found > top:
+                top, chosen = found, amounts
+    return chosen
 
 
 def _by_source(fixed: Mapping[Pair, int]) -> dict[str, dict[str, int]]:

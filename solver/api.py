@@ -308,8 +308,8 @@ def _cache_key(document: object, side: str | None) -> tuple[str | bytes, str | N
     wherever the reader looks, and do not matter where it does not. orjson writes only
     what JSON decoded (:data:`documents_are_json`): it would write a NaN as null, an
     enumeration member as its value."""
-    if type(document) is not dict:
-        return None
+    if type(document) is not dict or (side is not None and type(side) is not str):
+        return None  # a side that is no string is refused below, never a key
     creatures = document.get("creatures")
     if type(creatures) is not list or len(creatures) > SPACE_CACHE_CREATURES:
         return None

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from math import comb, exp, lgamma, log, prod
@@ -185,6 +185,21 @@ def lazy_product(count: int, options: Callable[[list[T]], Iterator[T]]) -> Itera
 _END = object()
 
 
+def out_of_reach(sources: Sequence[Source], limit: int, bits: int, coupled: str
+                 ) -> CountOutOfReach:
+    """The refusal of a part whose exact count would spend more than ``limit`` steps: on
+    the size of its numbers when big-integer arithmetic made the work (``bits``), else on
+    how its ``sources`` are coupled (``coupled``, the rest of the sentence)."""
+    names = ", ".join(s.id for s in sources[:6])
+    more = ", ..." if len(sources) > 6 else ""
+    if bits:
+        return CountOutOfReach(
+            f"the sources {names}{more} have counts of more than {bits:,} bits (huge powers "
+            "split among many recipients); the exact arithmetic would take more than "
+            f"{limit:,} steps, so it is refused rather than estimated")
+    return CountOutOfReach(f"the sources {names}{more} {coupled}")
+
+
 class PartSpace:
     """The dynamic program of one part: states per layer and completions per state."""
 
@@ -221,18 +236,10 @@ class PartSpace:
         size of the numbers that made the work, when big-integer arithmetic did."""
         self.budget[0] -= work
         if self.budget[0] < 0:
-            names = ", ".join(s.id for s in self.sources[:6])
-            more = ", ..." if len(self.sources) > 6 else ""
-            if bits:
-                raise CountOutOfReach(
-                    f"the sources {names}{more} have counts of more than {bits:,} bits "
-                    "(huge powers split among many recipients); the exact arithmetic "
-                    f"would take more than {self.limit:,} steps, so it is refused rather "
-                    "than estimated")
-            raise CountOutOfReach(
-                f"the sources {names}{more} share {len(self.items)} blockers or "
-                "planeswalkers whose thresholds couple them; an exact answer would take "
-                f"more than {self.limit:,} steps, so it is refused rather than estimated")
+            raise out_of_reach(self.sources, self.limit, bits, f"share {len(self.items)} "
+                               "blockers or planeswalkers whose thresholds couple them; an "
+                               f"exact answer would take more than {self.limit:,} steps, "
+                               "so it is refused rather than estimated")
 
     # -- the moves of one source from one state -----------------------------------------
 
@@ -742,20 +749,13 @@ class FrontierPart:
     def _charge(self, work: int, bits: int = 0) -> None:
         self.budget[0] -= work
         if self.budget[0] < 0:
-            names = ", ".join(s.id for s in self.sources[:6])
-            more = ", ..." if len(self.sources) > 6 else ""
-            if bits:
-                raise CountOutOfReach(
-                    f"the sources {names}{more} have counts of more than {bits:,} bits "
-                    "(huge powers split among many recipients); the exact arithmetic "
-                    f"would take more than {self.limit:,} steps, so it is refused rather "
-                    "than estimated")
-            raise CountOutOfReach(
-                f"the sources {names}{more} share {len(self.items)} blockers or "
-                "planeswalkers whose thresholds couple them; taken in the best order "
-                f"found, {self.width} of them are open at once and the frontier holds "
-                f"more than {self.peak:,} states, so an exact answer would take more "
-                f"than {self.limit:,} steps; it is refused rather than estimated")
+            raise out_of_reach(
+                self.sources, self.limit, bits,
+                f"share {len(self.items)} blockers or planeswalkers whose thresholds couple "
+                f"them; taken in the best order found, {self.width} of them are open at "
+                f"once and the frontier holds more than {self.peak:,} states, so an exact "
+                f"answer would take more than {self.limit:,} steps; it is refused rather "
+                "than estimated")
 
     # -- building ---------------------------------------------------------------------
 

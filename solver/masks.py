@@ -29,6 +29,22 @@ def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
     return list(space.pairs)
 
 
+def integer_rows(amounts: npt.ArrayLike, columns: int) -> npt.NDArray[np.int64]:
+    """``amounts`` as a (k, ``columns``) array of int64 (one row for a single vector), or
+    ValueError when it is not an integer array of that width."""
+    import numpy as np
+
+    a = np.asarray(amounts)
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2 or a.shape[1] != columns:
+        raise ValueError(f"amounts must have shape (k, {columns}): one column per legal "
+                         "(source, recipient) pair in pair_order")
+    if a.dtype.kind not in "iu":
+        raise ValueError("amounts must be an integer array")
+    return a.astype(np.int64, copy=False)
+
+
 def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
     """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
     import numpy as np
@@ -38,15 +54,7 @@ def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.b
 
         return union_judge(space, amounts)
     pairs = pair_order(space)
-    a = np.asarray(amounts)
-    if a.ndim == 1:
-        a = a.reshape(1, -1)
-    if a.ndim != 2 or a.shape[1] != len(pairs):
-        raise ValueError(f"amounts must have shape (k, {len(pairs)}): one column per legal "
-                         "(source, recipient) pair in pair_order")
-    if a.dtype.kind not in "iu":
-        raise ValueError("amounts must be an integer array")
-    a = a.astype(np.int64, copy=False)
+    a = integer_rows(amounts, len(pairs))
     ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
 
     # The legal space gives the columns of each rule: 510.1a (each source assigns exactly

@@ -60,7 +60,7 @@ from itertools import combinations, product
 from math import prod
 from typing import TYPE_CHECKING, Any
 
-from trample.solver.actions import PROJECT_LIMIT, Actions
+from trample.solver.actions import PROJECT_LIMIT, Actions, nearest_by_inspection
 from trample.solver.assignment import Amounts
 from trample.solver.counting import Census, CountOutOfReach
 from trample.solver.objectives import DEFAULTS, evaluate
@@ -561,25 +561,7 @@ class UnionActions:
         return tuple(evaluate(own, amounts, DEFAULTS[self.space.side]).values())
 
     def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
-        zero = Fraction(0)
-        best: Fraction | None = None
-        ties: list[Amounts] = []
-        for amounts in self.enumerate():
-            d = zero
-            for p, a in amounts.items():
-                v = values.get(p, zero)
-                d += abs(a - v) - abs(v)
-            if best is None or d < best:
-                best, ties = d, [amounts]
-            elif d == best:
-                ties.append(amounts)
-        chosen, top = ties[0], None
-        if len(ties) > 1:
-            for amounts in ties:  # in order: the first best stays
-                key = self._key(amounts)
-                if top is None or key > top:
-                    top, chosen = key, amounts
-        return chosen
+        return nearest_by_inspection(self.enumerate(), values, self._key)
 
     def _nearest_by_search(self, values: Mapping[Pair, Fraction]) -> Amounts:
         from trample.solver.nearest import nearest
@@ -638,18 +620,11 @@ def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.b
     the mode space of the piece its amounts belong to (:func:`modes_of`, per row)."""
     import numpy as np
 
+    from trample.solver.masks import integer_rows
     from trample.solver.masks import validate_many as judge
 
     pairs = union_pairs(space)
-    a = np.asarray(amounts)
-    if a.ndim == 1:
-        a = a.reshape(1, -1)
-    if a.ndim != 2 or a.shape[1] != len(pairs):
-        raise ValueError(f"amounts must have shape (k, {len(pairs)}): one column per legal "
-                         "(source, recipient) pair in pair_order")
-    if a.dtype.kind not in "iu":
-        raise ValueError("amounts must be an integer array")
-    a = a.astype(np.int64, copy=False)
+    a = integer_rows(amounts, len(pairs))
     column = {p: j for j, p in enumerate(pairs)}
     combat = space.combat
     # Each row's modes, as modes_of reads them: blocked when it gives a blocker damage,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import json
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from benchmarks.generators import tiny
 from trample.models.combat import Combat
 from trample.models.errors import InputError
-from trample.solver import api, objectives
+from trample.solver import api, objectives, serve
 from trample.solver.objectives import TERMS, dealt_values, evaluate, scoring
 from trample.solver.rules import legal_space
 
@@ -238,6 +239,23 @@ def test_a_value_written_like_an_accepted_one_is_still_refused(
         assert len(parses) == 5 and len(api._spaces) == 1
     finally:
         api.documents_are_json.reset(token)
+
+
+@pytest.mark.parametrize("side", [["attackers"], {"a": 1}, 3])
+def test_a_side_that_is_no_string_is_refused_not_hashed(parses: list[object],
+                                                        side: object) -> None:
+    """A side given as a list once reached the cache's key and ended in a TypeError
+    (an internal error in serve) instead of the refusal naming ``side``."""
+    doc = TINY[1]
+    for _ in range(3):
+        with pytest.raises(InputError) as caught:
+            api.count(doc, side=side)  # type: ignore[arg-type]
+        assert caught.value.path == "side"
+    line = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "count",
+                       "params": {"combat": doc, "side": side}})
+    for _ in range(2):
+        answer = json.loads(serve.respond(line) or "")
+        assert answer["error"]["code"] == serve.INVALID_PARAMS, answer
 
 
 def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[object]) -> None:
