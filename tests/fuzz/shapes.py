@@ -149,6 +149,16 @@ def _creature(d: Draw, cid: str, controller: str, *, power_max: int) -> dict[str
         creature["value"] = d.int(-2, 4)
     if d.bool():
         creature["keywords"] = _keywords(d)
+    # Banding and the effects on who assigns and how much (combat/1 §10), now and then.
+    if d.one_in(6):
+        band = d.pick(("Banding", "bands with other Legendary", "Bands_With-Other wolves"))
+        creature["keywords"] = [*creature.get("keywords", []), band]
+    if d.one_in(5):
+        creature["qualities"] = d.subset(("Legendary", "wolves", "Dinosaurs"), min_size=1)
+    if d.one_in(5):
+        creature["assigns"] = d.pick(("toughness", "none", "power"))
+    if d.one_in(8):
+        creature["assigned_by"] = d.pick(("opponent", "controller"))
     return creature
 
 
@@ -187,6 +197,8 @@ def valid_combat(d: Draw, *, max_attackers: int = 3, max_blockers: int = 4,
     for _ in range(d.int(0, max_attackers)):
         attacker = _creature(d, next(ids), active, power_max=power_max)
         attacker["attacking"] = d.pick(targets)
+        if d.one_in(5):
+            attacker["as_though_unblocked"] = True
         attackers.append(attacker)
     blockers: list[dict[str, Any]] = []
     for _ in range(d.int(0, max_blockers) if attackers else 0):
