@@ -163,3 +163,35 @@ def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
                                                for s in p.sources)]
         assert _reaches(space, parts, target, 0, rest)
         assert not _reaches(space, parts, target, most.get(target, 0) + 1, rest)
+
+
+def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Whether a group has few enough assignments to look at each does not depend on the
+    terms: the second look (for a contested target's most damage) builds nothing."""
+    from trample.solver import optimize
+
+    creatures: list[dict] = [{"id": f"A{a}", "controller": "P1", "power": 3,
+                              "toughness": 3, "keywords": ["trample"], "attacking": "P2"}
+                             for a in range(3)]
+    creatures += [{"id": f"b{b}", "controller": "P2", "power": 1, "toughness": 1 + b % 3,
+                   "blocking": ["A0", "A1", "A2"]} for b in range(4)]
+    doc = {"active_player": "P1", "players": [{"id": "P1"}, {"id": "P2", "life": 30}],
+           "creatures": creatures}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    built: list[object] = []
+    original = optimize.PartSpace
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(optimize, "PartSpace", counted)
+    [part] = space.parts
+    assert optimize._by_inspection(space, [part], ["kills"], frozenset()) is None
+    assert built == [part]
+    assert optimize._by_inspection(space, [part], ["player_damage"], frozenset()) is None
+    assert built == [part]
+    # Another space of the same combat judges afresh.
+    again = legal_space(Combat.from_json(doc), "attackers")
+    assert optimize._by_inspection(again, list(again.parts), ["kills"], frozenset()) is None
+    assert len(built) == 2
