@@ -254,3 +254,33 @@ def test_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ig
         assert result["objective"] == expected["objective"]
         answers.add(json.dumps(result["assignment"], sort_keys=True))
     assert len(answers) == 1
+
+
+def test_small_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under the shipped settings the three small parts of ``many_parts`` (45 pairs in
+    all) are one CP-SAT search, with the answer each proves alone, whatever the threads."""
+    from trample.solver import cpsat
+
+    calls: list[int] = []
+    original = cpsat.solve_group
+
+    def counted(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(sources))
+        return original(space, sources, *args, **kwargs)
+
+    doc = many_parts()
+    alone = SearchSettings(backend="cpsat", threads=1)
+    expected = api.solve(copy.deepcopy(doc), settings=alone)
+    monkeypatch.setattr(cpsat, "solve_group", counted)
+    answers = set()
+    for n in (1, 2, 3):
+        calls.clear()
+        result = api.solve(copy.deepcopy(doc), settings=SearchSettings(threads=n))
+        assert calls[0] == 9
+        assert result["status"] == "optimal"
+        assert result["objective"] == expected["objective"]
+        answers.add(json.dumps(result["assignment"], sort_keys=True))
+    assert len(answers) == 1
+    calls.clear()
+    api.solve(copy.deepcopy(doc), settings=alone)
+    assert calls[:3] == [3, 3, 3]  # another backend than "auto": each part alone
