@@ -128,7 +128,14 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
         searched.append(not args[-1])
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
+    packed = optimize._most_damage_of_small
+
+    def spy_packed(*args: object, **kwargs: object) -> int:
+        searched.append(True)
+        return packed(*args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(optimize, "_most_damage", spy)
+    monkeypatch.setattr(optimize, "_most_damage_of_small", spy_packed)
     for life, searches in ((5, False), (4, True), (3, None)):
         searched.clear()
         doc = _walled(life)
