@@ -55,6 +55,11 @@ MILP_PROBE_PAIRS = 60
 MILP_PROBE_TIME = 0.01
 """Effort (CP-SAT's deterministic time) of that try: a fixed effort, not a clock, so the
 answer does not depend on the machine."""
+MILP_ALIKE = 10
+"""Under ``"auto"``, a group of at least :data:`MILP_PROBE_PAIRS` pairs whose recipients
+hold at least this many interchangeable creatures (in classes of two or more,
+:func:`trample.solver.cpsat.identical_creatures`) goes to HiGHS at once: on token swarms
+CP-SAT's short try fails there, while shared blockers have a few such pairs at most."""
 MILP_PAIRS = 150
 """Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
 measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
@@ -90,6 +95,9 @@ class SearchSettings:
     """Under ``"auto"``, the fewest pairs of a group that CP-SAT tries briefly first."""
     milp_probe_time: float = MILP_PROBE_TIME
     """Effort of that try (CP-SAT's deterministic time)."""
+    milp_alike: int = MILP_ALIKE
+    """Under ``"auto"``, the fewest interchangeable recipients that send a group of at
+    least :attr:`milp_probe_pairs` pairs to HiGHS without the short CP-SAT try."""
     second_try: bool = True
     """Whether CP-SAT follows an unproved first try with the portfolio."""
     threads: int | None = None

@@ -12,6 +12,8 @@ from trample.models.combat import Combat
 from trample.solver import milp
 from trample.solver.cpsat import build_group
 from trample.solver.fastpath import ceilings
+from trample.solver.greedy import greedy
+from trample.solver.optimize import _reaches
 from trample.solver.rules import legal_space
 
 import brute
@@ -126,7 +128,14 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
         searched.append(not args[-1])
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
+    packed = optimize._most_damage_of_small
+
+    def spy_packed(*args: object, **kwargs: object) -> int:
+        searched.append(True)
+        return packed(*args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(optimize, "_most_damage", spy)
+    monkeypatch.setattr(optimize, "_most_damage_of_small", spy_packed)
     for life, searches in ((5, False), (4, True), (3, None)):
         searched.clear()
         doc = _walled(life)
@@ -139,3 +148,83 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
         if searches is not None:
             # 5: the ceilings (1 + 1 + 2) settle it; 4: they do not, the exact most does.
             assert searched and any(searched) == searches, searched
+
+
+@SMALL
+@given(doc=st.one_of(contests(), token_swarms(), combats(rich=True)), side=SIDES)
+def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
+    """The greedy witness that parts reach a contested target (which spares the exact
+    bound) holds only up to the most damage a legal assignment deals that target, and
+    always for no damage at all (its split is legal)."""
+    space = legal_space(Combat.from_json(doc), side)
+    most: dict[str, int] = {}
+    for assignment in cached_legal_assignments(doc, side):
+        got: dict[str, int] = {}
+        for _, target, amount in assignment:
+            got[target] = got.get(target, 0) + amount
+        for target, amount in got.items():
+            most[target] = max(most.get(target, 0), amount)
+
+    def rest() -> dict[tuple[str, str], int]:
+        return greedy(space)
+
+    for target in {r.id for s in space.sources for r in s.recipients if r.kind != "creature"}:
+        parts = [p for p in space.parts if any(s.recipient(target) is not None
+                                               for s in p.sources)]
+        assert _reaches(space, parts, target, 0, rest)
+        assert not _reaches(space, parts, target, most.get(target, 0) + 1, rest)
+
+
+def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Whether a group has few enough assignments to look at each does not depend on the
+    terms: the second look (for a contested target's most damage) builds nothing."""
+    from trample.solver import optimize
+
+    creatures: list[dict] = [{"id": f"A{a}", "controller": "P1", "power": 3,
+                              "toughness": 3, "keywords": ["trample"], "attacking": "P2"}
+                             for a in range(3)]
+    creatures += [{"id": f"b{b}", "controller": "P2", "power": 1, "toughness": 1 + b % 3,
+                   "blocking": ["A0", "A1", "A2"]} for b in range(4)]
+    doc = {"active_player": "P1", "players": [{"id": "P1"}, {"id": "P2", "life": 30}],
+           "creatures": creatures}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    built: list[object] = []
+    original = optimize.PartSpace
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(optimize, "PartSpace", counted)
+    [part] = space.parts
+    assert optimize._by_inspection(space, [part], ["kills"], frozenset()) is None
+    assert built == [part]
+    assert optimize._by_inspection(space, [part], ["player_damage"], frozenset()) is None
+    assert built == [part]
+    # Another space of the same combat judges afresh.
+    again = legal_space(Combat.from_json(doc), "attackers")
+    assert optimize._by_inspection(again, list(again.parts), ["kills"], frozenset()) is None
+    assert len(built) == 2
+
+
+def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
+    """Life 2 is within the greedy split's reach (the unblocked trampler's 2): the parts
+    that reach the player are one group from the start; at 4 and 5 no split reaches it,
+    and each part is searched alone. (At 3 only a split that sends 1 past the shared
+    blockers does, which the greedy one does not find: searched alone, then bounded.)"""
+    from trample.solver import api, optimize
+
+    terms = ["lethal", "kills", "player_damage"]
+    for life, early in ((2, True), (3, False), (4, False), (5, False)):
+        doc = _walled(life)
+        space = legal_space(Combat.from_json(doc), "attackers")
+        disputed = optimize.contested(space, terms)
+        found = optimize._early_groups(space, terms, disputed)
+        if early:
+            [group] = found
+            assert set(group) == {i for members in disputed.values() for i in members}
+        else:
+            assert found == []
+        result = api.solve(doc, objective=terms)
+        assert result["status"] == "optimal"
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)

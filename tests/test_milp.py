@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -211,3 +212,75 @@ def test_the_backend_can_be_chosen_from_the_environment() -> None:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               env={**os.environ, BACKEND_VARIABLE: value}, check=True)
         assert done.stdout.strip() == expected
+
+
+SWARM = SearchSettings(milp_probe_pairs=1, milp_alike=0, threads=1)
+"""Every searched group taken for a token swarm's part: all of them in one HiGHS model."""
+
+
+@SMALL
+@given(doc=COMBATS, side=SIDES, data=st.data())
+def test_groups_in_one_model_reach_the_brute_force_optimum(doc: dict, side: str,
+                                                           data: st.DataObject) -> None:
+    terms = terms_for(side, data)
+    result = api.solve(doc, side=side, objective=terms, settings=SWARM)
+    assert result["status"] == "optimal"
+    amounts = as_amounts(result["assignment"])
+    assert brute.is_legal(doc, side, amounts), result
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+
+
+def test_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The three parts of ``many_parts`` go to HiGHS as one model, not one each, first,
+    and the answer is the one CP-SAT proves, the same whatever the threads."""
+    from trample.solver import milp
+
+    calls: list[int] = []
+    original = milp.solve_group
+
+    def counted(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(sources))
+        return original(space, sources, *args, **kwargs)
+
+    monkeypatch.setattr(milp, "solve_group", counted)
+    doc = many_parts()
+    expected = api.solve(copy.deepcopy(doc), settings=SearchSettings(backend="cpsat"))
+    answers = set()
+    for n in (1, 2, 3):
+        calls.clear()
+        result = api.solve(copy.deepcopy(doc), settings=replace(SWARM, threads=n))
+        assert calls[0] == 9  # the parts alone, then each part's most damage to the player
+        assert result["status"] == "optimal"
+        assert result["objective"] == expected["objective"]
+        answers.add(json.dumps(result["assignment"], sort_keys=True))
+    assert len(answers) == 1
+
+
+def test_small_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under the shipped settings the three small parts of ``many_parts`` (45 pairs in
+    all) are one CP-SAT search, with the answer each proves alone, whatever the threads."""
+    from trample.solver import cpsat
+
+    calls: list[int] = []
+    original = cpsat.solve_group
+
+    def counted(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(len(sources))
+        return original(space, sources, *args, **kwargs)
+
+    doc = many_parts()
+    alone = SearchSettings(backend="cpsat", threads=1)
+    expected = api.solve(copy.deepcopy(doc), settings=alone)
+    monkeypatch.setattr(cpsat, "solve_group", counted)
+    answers = set()
+    for n in (1, 2, 3):
+        calls.clear()
+        result = api.solve(copy.deepcopy(doc), settings=SearchSettings(threads=n))
+        assert calls[0] == 9
+        assert result["status"] == "optimal"
+        assert result["objective"] == expected["objective"]
+        answers.add(json.dumps(result["assignment"], sort_keys=True))
+    assert len(answers) == 1
+    calls.clear()
+    api.solve(copy.deepcopy(doc), settings=alone)
+    assert calls[:3] == [3, 3, 3]  # another backend than "auto": each part alone
