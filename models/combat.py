@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from trample.models.errors import InputError
 from trample.models.keywords import (
@@ -793,21 +793,8 @@ def _parse_assignment_effects(obj: _Obj) -> tuple[frozenset[str], Assigns, bool,
                 raise InputError(f"{obj.sub('qualities')}[{i}]", "must not be empty")
             found.add(quality)
         qualities = frozenset(found)
-    assigns_raw = obj.raw("assigns")
-    assigns: Assigns = "power"
-    if assigns_raw is not _MISSING and assigns_raw is not None:
-        if assigns_raw not in ASSIGNS:
-            raise InputError(obj.sub("assigns"), "must be 'power', 'toughness' or 'none', "
-                             f"not {brief_repr(assigns_raw)}")
-        assigns = "toughness" if assigns_raw == "toughness" else \
-            "none" if assigns_raw == "none" else "power"
-    by_raw = obj.raw("assigned_by")
-    assigned_by: AssignedBy = "controller"
-    if by_raw is not _MISSING and by_raw is not None:
-        if by_raw not in ASSIGNED_BY:
-            raise InputError(obj.sub("assigned_by"), "must be 'controller' or 'opponent', "
-                             f"not {brief_repr(by_raw)}")
-        assigned_by = "opponent" if by_raw == "opponent" else "controller"
+    assigns = cast(Assigns, obj.choice("assigns", ASSIGNS))
+    assigned_by = cast(AssignedBy, obj.choice("assigned_by", ASSIGNED_BY))
     return qualities, assigns, obj.boolean("as_though_unblocked") is True, assigned_by
 
 

@@ -276,6 +276,17 @@ class Obj:
             return value
         return check_text(value, self.sub(key), limit)
 
+    def choice(self, key: str, options: tuple[str, ...]) -> str:
+        """One of ``options`` (the first when absent or null), refused naming them all."""
+        value = self.data.get(key, MISSING)
+        if value is MISSING or value is None:
+            return options[0]
+        for option in options:
+            if value == option and type(value) is str:
+                return option
+        listed = ", ".join(repr(o) for o in options[:-1]) + f" or {options[-1]!r}"
+        raise InputError(self.sub(key), f"must be {listed}, not {brief_repr(value)}")
+
     def array(self, key: str, *, required: bool = False, limit: int = MAX_OBJECTS) -> list[Any]:
         """A list of at most ``limit`` entries (empty when absent and not required)."""
         value = self.data.get(key, MISSING)

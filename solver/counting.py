@@ -200,6 +200,18 @@ def out_of_reach(sources: Sequence[Source], limit: int, bits: int, coupled: str
     return CountOutOfReach(f"the sources {names}{more} {coupled}")
 
 
+def item_caps(space: LegalSpace, part: Part) -> dict[str, int]:
+    """The part's shared items with their thresholds: lethal damage (510.1e) or loyalty
+    (702.19c); an item already met with nothing assigned constrains nothing and is left
+    out."""
+    caps: dict[str, int] = {}
+    for item in (*part.lethal_items, *part.loyalty_items):
+        threshold = space.thresholds[item]
+        if threshold > 0:
+            caps[item] = threshold
+    return caps
+
+
 class PartSpace:
     """The dynamic program of one part: states per layer and completions per state."""
 
@@ -208,13 +220,7 @@ class PartSpace:
         self.space = space
         self.limit = limit
         self.sources: tuple[Source, ...] = part.sources
-        # An item's threshold is lethal damage (510.1e) or loyalty (702.19c); one already
-        # met with nothing assigned constrains nothing.
-        caps: dict[str, int] = {}
-        for item in (*part.lethal_items, *part.loyalty_items):
-            threshold = space.thresholds[item]
-            if threshold > 0:
-                caps[item] = threshold
+        caps = item_caps(space, part)
         self.items = tuple(caps)
         self.cap = tuple(caps[i] for i in self.items)
         self.index = {item: n for n, item in enumerate(self.items)}
@@ -636,11 +642,7 @@ class FrontierPart:
         """Amounts fixed in advance (source -> target -> amount): only the assignments
         that agree with them are counted."""
         self.sources: tuple[Source, ...] = part.sources
-        caps: dict[str, int] = {}
-        for item in (*part.lethal_items, *part.loyalty_items):
-            threshold = space.thresholds[item]
-            if threshold > 0:
-                caps[item] = threshold
+        caps = item_caps(space, part)
         self.items = tuple(caps)
         self.cap = tuple(caps[i] for i in self.items)
         index = {item: n for n, item in enumerate(self.items)}
