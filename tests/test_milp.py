@@ -90,7 +90,10 @@ def shared_blockers(values: list[int]) -> dict:
             "creatures": creatures}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Derandomized: which examples run must not change from run to run (a combat of four
+# values of -2^40 is settled by CP-SAT's fallback, not HiGHS, still exactly).
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(values=st.lists(st.sampled_from([2**40, 2**40 - 1, -(2**40), 1, -1, 0, 3]),
                        min_size=2, max_size=4),
        data=st.data())
