@@ -1,0 +1,149 @@
+"""Sources each alone in its part, joined only by contested thresholds (a player's life,
+a planeswalker's loyalty, a battle's defense): the dynamic program of
+trample.solver.lone_groups against the brute-force oracle (tests/brute.py)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from trample.models.combat import Combat
+from trample.solver import api
+from trample.solver.lone_groups import solve_lone_group
+from trample.solver.optimize import contested
+from trample.solver.rules import legal_space
+
+import brute
+from strategies import split_count
+
+ASSIGNED = list(brute.ASSIGNED_TERMS)
+SEEDS = range(600)
+
+
+def lone_group(seed: int) -> dict[str, Any]:
+    """Two to four attackers, each with zero to two blockers of its own, on one player,
+    that player's planeswalker and battle, with little life, loyalty and defense: the
+    shapes a contested target takes (plain trample, trample over planeswalkers past a
+    planeswalker to its controller, deathtouch, indestructible and damaged blockers,
+    blockers of negative value, unblocked attackers)."""
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = []
+    for i in range(rng.randint(2, 4)):
+        keywords = rng.sample(["trample", "trample", "trample over planeswalkers",
+                               "deathtouch"], rng.randint(0, 2))
+        creatures.append({"id": f"a{i}", "controller": "a", "power": rng.randint(0, 7),
+                          "toughness": 2, "keywords": sorted(set(keywords)),
+                          "attacking": rng.choice(["d", "d", "pw", "pw", "bt"])})
+        for j in range(rng.choice([0, 1, 1, 2])):
+            blocker: dict[str, Any] = {"id": f"b{i}{j}", "controller": "d", "power": 1,
+                                       "toughness": rng.randint(-1, 5),
+                                       "damage": rng.choice([0, 0, 1, 2]),
+                                       "value": rng.randint(-3, 4), "blocking": [f"a{i}"]}
+            roll = rng.random()
+            if roll < 0.15:
+                blocker["keywords"] = ["indestructible"]
+            elif roll < 0.25:
+                blocker["keywords"] = ["deathtouch"]
+            creatures.append(blocker)
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, 12)}],
+            "creatures": creatures,
+            "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": rng.randint(1, 6)}],
+            "battles": [{"id": "bt", "protector": "d", "defense": rng.randint(1, 6)}],
+            "step": "regular"}
+
+
+def small_enough(doc: dict[str, Any]) -> bool:
+    return split_count(doc, "attackers") <= 20_000
+
+
+def test_the_program_is_exact_where_it_applies() -> None:
+    """On every generated group where the program answers: its split is legal and worth
+    the brute force's optimum, for an objective of assigned-damage terms in a random
+    order; and it answers on most of them (the point of the method)."""
+    applied = tried = 0
+    for seed in SEEDS:
+        doc = lone_group(seed)
+        if not small_enough(doc):
+            continue
+        rng = random.Random(seed)
+        terms = rng.sample(ASSIGNED, rng.randint(1, len(ASSIGNED)))
+        space = legal_space(Combat.from_json(doc), "attackers")
+        if any(len(p.sources) != 1 for p in space.parts) or not contested(space, terms):
+            continue  # not a group of lone sources that a threshold joins
+        tried += 1
+        found = solve_lone_group(space, list(space.parts), terms, frozenset())
+        if found is None:
+            continue
+        applied += 1
+        assert brute.is_legal(doc, "attackers", found), (seed, found)
+        assert brute.objective(doc, "attackers", found, terms) == \
+            brute.optimum(doc, "attackers", terms), (seed, terms, found)
+    assert tried >= 100
+    assert applied >= tried * 9 // 10, (applied, tried)
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 3))
+def test_solve_on_lone_groups_is_the_optimum(seed: int) -> None:
+    """End to end (the default objective, outcome terms read on a plain combat), where
+    the program settles the groups the parts' own optima leave open."""
+    doc = lone_group(seed)
+    if not small_enough(doc):
+        pytest.skip("too many splits for the brute force")
+    result = api.solve(doc)
+    amounts = {(e["source"], e["target"]): e["amount"] for e in result["assignment"]}
+    terms = list(result["objective"])
+    assert result["status"] == "optimal"
+    assert brute.is_legal(doc, "attackers", amounts)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+    assert brute.objective(doc, "attackers", amounts, terms) == \
+        tuple(result["objective"].values())
+
+
+def test_a_contested_player_is_reached_by_the_cheapest_senders() -> None:
+    """Two tramplers on a player at 4 life: a 5/5 blocked by a 2/2 worth 3 and a 3/3
+    blocked by a 1/1 worth 1. Killing both blockers and sending 3 + 2 = 5 takes the
+    player; that beats holding back, so both pass."""
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": 4}],
+           "creatures": [
+               {"id": "x", "controller": "a", "power": 5, "toughness": 5,
+                "keywords": ["trample"], "attacking": "d"},
+               {"id": "y", "controller": "a", "power": 3, "toughness": 3,
+                "keywords": ["trample"], "attacking": "d"},
+               {"id": "bx", "controller": "d", "power": 0, "toughness": 2, "value": 3,
+                "blocking": ["x"]},
+               {"id": "by", "controller": "d", "power": 0, "toughness": 1, "value": 1,
+                "blocking": ["y"]}],
+           "step": "regular"}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    found = solve_lone_group(space, list(space.parts), ["lethal", "kills"], frozenset())
+    assert found == {("x", "bx"): 2, ("x", "d"): 3, ("y", "by"): 1, ("y", "d"): 2}
+    # With 6 life the player is out of reach: each keeps its best alone (the same here).
+    doc["players"][1]["life"] = 6
+    space = legal_space(Combat.from_json(doc), "attackers")
+    found = solve_lone_group(space, list(space.parts), ["lethal", "kills"], frozenset())
+    assert found is not None
+    assert brute.objective(doc, "attackers", found, ["lethal", "kills"]) == (0, 4)
+
+
+def test_it_declines_what_it_does_not_model() -> None:
+    """An outcome term (not a sum over the sources), or a part of two sources: None, and
+    the caller searches."""
+    doc = lone_group(1)
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert solve_lone_group(space, list(space.parts), ["losses"], frozenset()) is None
+    shared = {"active_player": "a",
+              "players": [{"id": "a"}, {"id": "d", "life": 3}],
+              "creatures": [
+                  {"id": "x", "controller": "a", "power": 4, "toughness": 4,
+                   "keywords": ["trample"], "attacking": "d"},
+                  {"id": "y", "controller": "a", "power": 4, "toughness": 4,
+                   "keywords": ["trample"], "attacking": "d"},
+                  {"id": "b", "controller": "d", "power": 0, "toughness": 3,
+                   "blocking": ["x", "y"]}],
+              "step": "regular"}
+    space = legal_space(Combat.from_json(shared), "attackers")
+    assert solve_lone_group(space, list(space.parts), ["lethal"], frozenset()) is None
