@@ -43,7 +43,7 @@ ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kil
 THRESHOLD_TERMS = ("lethal", "planeswalker_kills", "battle_kills")
 MAX_CANDIDATES = 256
 """Most candidates kept for one source (a planeswalker's excess split every way)."""
-MAX_WORK = 200_000
+MAX_WORK = 50_000
 """Most (state, candidate) transitions of the dynamic program before it gives up."""
 
 Vector = tuple[int, ...]
@@ -114,7 +114,17 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                 kept = following.get(nxt)
                 if kept is None or total > kept[0]:
                     following[nxt] = (total, (*path, k))
-        states = following
+        if len(cap) == 1:
+            # One target: a state sending less and worth no more than another is never
+            # better in the end (its threshold only grows with what is sent).
+            states = {}
+            top: Vector | None = None
+            for key in sorted(following, reverse=True):
+                if top is None or following[key][0] > top:
+                    states[key] = following[key]
+                    top = following[key][0]
+        else:
+            states = following
 
     positions = [(j, term) for j, term in enumerate(terms) if term in THRESHOLD_TERMS]
     best: tuple[Vector, tuple[int, ...]] | None = None
