@@ -14,8 +14,7 @@ A group is solved by the cheapest exact method that applies: a source with one r
 needs no search; a source alone in its part is solved in closed form and a knapsack
 (:mod:`trample.solver.fastpath`); sources each alone in its part, joined only by contested
 targets, by a dynamic program over the damage they send those targets
-(:mod:`trample.solver.lone_groups`, before anything else: such a group needs no solve of
-each part alone); a group with few legal assignments by looking at each;
+(:mod:`trample.solver.lone_groups`); a group with few legal assignments by looking at each;
 anything else by the lexicographic CP-SAT model (:mod:`trample.solver.cpsat`).
 """
 
@@ -187,9 +186,10 @@ def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[st
         found = solve_lone(space, sources[0], terms, exclude)
         if found is not None:
             return found
-    found = solve_lone_group(space, group, terms, exclude)
-    if found is not None:
-        return found
+    if len(sources) > 1:
+        found = solve_lone_group(space, group, terms, exclude)
+        if found is not None:
+            return found
     return _by_inspection(space, group, terms, exclude)
 
 
@@ -584,29 +584,11 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
         deadline = time.monotonic() + time_limit
     parts = space.parts
     disputed = contested(space, terms)
-    position = {id(p): i for i, p in enumerate(parts)}
-    # Groups of lone sources joined by contested thresholds are settled first, exactly and
-    # without search (:mod:`trample.solver.lone_groups`): their parts need no solve alone
-    # and no bound on what they can reach together.
-    settled: dict[int, Amounts] = {}
-    if disputed:
-        for group_parts in groups(space, terms):
-            if len(group_parts) > 1:
-                found = solve_lone_group(space, group_parts, terms, frozenset())
-                if found is not None:
-                    indices = [position[id(p)] for p in group_parts]
-                    settled.update({i: {} for i in indices})
-                    settled[indices[0]] = found
-        disputed = {t: members for t, members in disputed.items()
-                    if members[0] not in settled}
     exclude = frozenset(disputed)
-    rest = [i for i in range(len(parts)) if i not in settled]
-    answers = solve_groups(space, [[parts[i]] for i in rest], terms, exclude, deadline,
+    answers = solve_groups(space, [[part] for part in parts], terms, exclude, deadline,
                            settings)
-    gaps: list[tuple[int, ...] | None] = [None] * len(parts)
-    pieces: list[Amounts] = [settled.get(i, {}) for i in range(len(parts))]
-    for i, (gap, amounts) in zip(rest, answers, strict=True):
-        gaps[i], pieces[i] = gap, amounts
+    gaps: list[tuple[int, ...] | None] = [gap for gap, _ in answers]
+    pieces: list[Amounts] = [amounts for _, amounts in answers]
 
     if disputed:
         together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
@@ -646,11 +628,10 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                 if most < need[t]:
                     open_targets.discard(t)
                     break
+        position = {id(p): i for i, p in enumerate(parts)}
         again: list[list[int]] = []
         for group_parts in groups(space, terms):
             indices = [position[id(p)] for p in group_parts]
-            if indices[0] in settled:
-                continue
             touched = {t for t, members in disputed.items() if set(members) & set(indices)}
             if touched & open_targets:
                 again.append(indices)
