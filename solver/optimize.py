@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import product
@@ -46,7 +46,15 @@ from trample.solver.objectives import (
     own_creatures,
     scoring,
 )
-from trample.solver.rules import LegalSpace, Mode, Part, Source, components, mode_space
+from trample.solver.rules import (
+    LegalSpace,
+    Mode,
+    Part,
+    Recipient,
+    Source,
+    components,
+    mode_space,
+)
 from trample.solver.search_settings import SHIPPED, SearchSettings
 from trample.solver.validate import violations
 
@@ -615,6 +623,9 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             order = sorted(disputed[t], key=lambda i: sum(len(s.recipients)
                                                           for s in parts[i].sources))
             for ceiling in (True, False):
+                if not ceiling and _reaches(space, [parts[i] for i in disputed[t]], t,
+                                            need[t], together):
+                    break  # a legal split reaches it: open, no bound can close it
                 most = 0
                 if not ceiling and _small_parts(space, [parts[i] for i in order], settings):
                     most = _most_damage_of_small(space, [parts[i] for i in order], t,
@@ -659,6 +670,36 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             missed = _unreached(space, result, [term], disputed)
             bound[i] += sum(1 for t in disputed if t in targets and t in missed)
     return Solution("feasible", result, objective, dict(zip(terms, bound, strict=True)))
+
+
+def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int,
+             rest: Amounts) -> bool:
+    """Whether a greedy split of ``reaching`` deals ``target`` at least ``need``: a
+    witness that the parts together reach it, found without a search (on a token swarm's
+    part, instead of a capped HiGHS search that finds the same). Each source gives lethal
+    damage to the creatures before ``target`` and everything left to it; the sources that
+    cannot reach it go first, so that the blockers they share die by their damage, then
+    the others in two orders (the least power first: weak attackers spend theirs on the
+    blockers and the strong ones' surplus goes through; the most recipients first). Checked
+    by the validator, with ``rest`` (the other parts' split) completing the assignment, so
+    it only ever proves."""
+    def last(s: Source) -> Sequence[Recipient]:
+        return sorted(s.recipients, key=lambda r: r.id == target)
+
+    sources = [s for part in reaching for s in part.sources]
+    ids = {s.id for s in sources}
+    kept = {pair: a for pair, a in rest.items() if pair[0] not in ids}
+    orders: tuple[Callable[[Source], tuple[bool, int]], ...] = (
+        lambda s: (s.recipient(target) is not None, s.power),
+        lambda s: (s.recipient(target) is not None, -len(s.recipients)))
+    for key in orders:
+        split = greedy(space, sorted(sources, key=key), last)
+        if sum(a for (_, r), a in split.items() if r == target) >= need:
+            whole = dict(kept)
+            whole.update(split)
+            if not violations(space, whole):
+                return True
+    return False
 
 
 def _outcome_counted(space: LegalSpace, terms: Sequence[str]) -> set[str]:

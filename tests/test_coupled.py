@@ -12,6 +12,8 @@ from trample.models.combat import Combat
 from trample.solver import milp
 from trample.solver.cpsat import build_group
 from trample.solver.fastpath import ceilings
+from trample.solver.greedy import greedy
+from trample.solver.optimize import _reaches
 from trample.solver.rules import legal_space
 
 import brute
@@ -146,6 +148,28 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
         if searches is not None:
             # 5: the ceilings (1 + 1 + 2) settle it; 4: they do not, the exact most does.
             assert searched and any(searched) == searches, searched
+
+
+@SMALL
+@given(doc=st.one_of(contests(), token_swarms(), combats(rich=True)), side=SIDES)
+def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
+    """The greedy witness that parts reach a contested target (which spares the exact
+    bound) holds only up to the most damage a legal assignment deals that target, and
+    always for no damage at all (its split is legal)."""
+    space = legal_space(Combat.from_json(doc), side)
+    most: dict[str, int] = {}
+    for assignment in cached_legal_assignments(doc, side):
+        got: dict[str, int] = {}
+        for _, target, amount in assignment:
+            got[target] = got.get(target, 0) + amount
+        for target, amount in got.items():
+            most[target] = max(most.get(target, 0), amount)
+    rest = greedy(space)
+    for target in {r.id for s in space.sources for r in s.recipients if r.kind != "creature"}:
+        parts = [p for p in space.parts if any(s.recipient(target) is not None
+                                               for s in p.sources)]
+        assert _reaches(space, parts, target, 0, rest)
+        assert not _reaches(space, parts, target, most.get(target, 0) + 1, rest)
 
 
 def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
