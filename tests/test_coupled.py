@@ -202,3 +202,26 @@ def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type
     again = legal_space(Combat.from_json(doc), "attackers")
     assert optimize._by_inspection(again, list(again.parts), ["kills"], frozenset()) is None
     assert len(built) == 2
+
+
+def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
+    """Life 2 is within the greedy split's reach (the unblocked trampler's 2): the parts
+    that reach the player are one group from the start; at 4 and 5 no split reaches it,
+    and each part is searched alone. (At 3 only a split that sends 1 past the shared
+    blockers does, which the greedy one does not find: searched alone, then bounded.)"""
+    from trample.solver import api, optimize
+
+    terms = ["lethal", "kills", "player_damage"]
+    for life, early in ((2, True), (3, False), (4, False), (5, False)):
+        doc = _walled(life)
+        space = legal_space(Combat.from_json(doc), "attackers")
+        disputed = optimize.contested(space, terms)
+        found = optimize._early_groups(space, terms, disputed)
+        if early:
+            [group] = found
+            assert set(group) == {i for members in disputed.values() for i in members}
+        else:
+            assert found == []
+        result = api.solve(doc, objective=terms)
+        assert result["status"] == "optimal"
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
