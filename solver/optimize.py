@@ -639,7 +639,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                                                           for s in parts[i].sources))
             for ceiling in (True, False):
                 if not ceiling and _reaches(space, [parts[i] for i in disputed[t]], t,
-                                            need[t], together):
+                                            need[t], lambda: together):
                     break  # a legal split reaches it: open, no bound can close it
                 most = 0
                 if not ceiling and _small_parts(space, [parts[i] for i in order], settings):
@@ -688,7 +688,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
 
 
 def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int,
-             rest: Amounts) -> bool:
+             rest: Callable[[], Amounts]) -> bool:
     """Whether a greedy split of ``reaching`` deals ``target`` at least ``need``: a
     witness that the parts together reach it, found without a search (on a token swarm's
     part, instead of a capped HiGHS search that finds the same). Each source gives lethal
@@ -696,20 +696,22 @@ def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int
     cannot reach it go first, so that the blockers they share die by their damage, then
     the others in two orders (the least power first: weak attackers spend theirs on the
     blockers and the strong ones' surplus goes through; the most recipients first). Checked
-    by the validator, with ``rest`` (the other parts' split) completing the assignment, so
-    it only ever proves."""
+    by the validator, with ``rest()`` (the other parts' split, asked for only then)
+    completing the assignment, so it only ever proves."""
     def last(s: Source) -> Sequence[Recipient]:
         return sorted(s.recipients, key=lambda r: r.id == target)
 
     sources = [s for part in reaching for s in part.sources]
     ids = {s.id for s in sources}
-    kept = {pair: a for pair, a in rest.items() if pair[0] not in ids}
+    kept: Amounts | None = None
     orders: tuple[Callable[[Source], tuple[bool, int]], ...] = (
         lambda s: (s.recipient(target) is not None, s.power),
         lambda s: (s.recipient(target) is not None, -len(s.recipients)))
     for key in orders:
         split = greedy(space, sorted(sources, key=key), last)
         if sum(a for (_, r), a in split.items() if r == target) >= need:
+            if kept is None:
+                kept = {pair: a for pair, a in rest().items() if pair[0] not in ids}
             whole = dict(kept)
             whole.update(split)
             if not violations(space, whole):
@@ -729,7 +731,13 @@ def _early_groups(space: LegalSpace, terms: Sequence[str],
     need = _thresholds(space, terms)
     by_outcome = _outcome_counted(space, terms)
     parts = space.parts
-    rest = greedy(space)
+    split: list[Amounts] = []
+
+    def rest() -> Amounts:
+        if not split:
+            split.append(greedy(space))
+        return split[0]
+
     position = {id(p): i for i, p in enumerate(parts)}
     early: list[list[int]] = []
     for group_parts in groups(space, terms):

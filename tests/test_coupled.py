@@ -164,7 +164,10 @@ def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
             got[target] = got.get(target, 0) + amount
         for target, amount in got.items():
             most[target] = max(most.get(target, 0), amount)
-    rest = greedy(space)
+
+    def rest() -> dict[tuple[str, str], int]:
+        return greedy(space)
+
     for target in {r.id for s in space.sources for r in s.recipients if r.kind != "creature"}:
         parts = [p for p in space.parts if any(s.recipient(target) is not None
                                                for s in p.sources)]
