@@ -65,19 +65,11 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                      exclude: frozenset[str]) -> Amounts | None:
     """The first best assignment of ``group``, or None when this method does not
     apply (see the module's docstring)."""
-    if not set(terms) <= ASSIGNED_TERMS:
-        return None
-    if any(part.lethal_items for part in group):
+    if not set(terms) <= ASSIGNED_TERMS or not lone_shaped(space, group):
         return None
     sources = [s for part in group for s in part.sources]
     if len(sources) < 2:
         return None
-    combat = space.combat
-    if any(combat.moved_by(s.id) is not None for s in sources):
-        return None
-    walls = [r.id for s in sources for r in s.recipients if r.kind == "creature"]
-    if len(set(walls)) < len(walls):
-        return None  # a creature two sources assign to: its kill is not a sum
     score = scoring(space)
     counted = [score.assigned_thresholds[term] for term in THRESHOLD_TERMS if term in terms]
     need: dict[str, int] = {}
@@ -178,6 +170,20 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     for choice, picked in zip(options, best[1], strict=True):
         result.update(choice[picked])
     return result
+
+
+def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
+    """Whether ``group`` has the shape the dynamic program takes: no creature receives
+    from two of its sources (its kill would not be a sum), and no source's split is
+    chosen by the other side."""
+    if any(part.lethal_items for part in group):
+        return False
+    sources = [s for part in group for s in part.sources]
+    combat = space.combat
+    if any(combat.moved_by(s.id) is not None for s in sources):
+        return False
+    walls = [r.id for s in sources for r in s.recipients if r.kind == "creature"]
+    return len(set(walls)) == len(walls)
 
 
 def _undominated(states: dict[State, tuple[Vector, tuple[int, ...]]], sweep: int

@@ -36,7 +36,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
 from trample.solver.fastpath import ceilings, solve_lone
 from trample.solver.greedy import greedy
-from trample.solver.lone_groups import solve_lone_group
+from trample.solver.lone_groups import lone_shaped, solve_lone_group
 from trample.solver.objectives import (
     DAMAGE_KINDS,
     OUTCOME_DAMAGE_KINDS,
@@ -638,8 +638,9 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             order = sorted(disputed[t], key=lambda i: sum(len(s.recipients)
                                                           for s in parts[i].sources))
             for ceiling in (True, False):
-                if not ceiling and _reaches(space, [parts[i] for i in disputed[t]], t,
-                                            need[t], lambda: together):
+                reaching = [parts[i] for i in disputed[t]]
+                if not ceiling and not lone_shaped(space, reaching) and \
+                        _reaches(space, reaching, t, need[t], lambda: together):
                     break  # a legal split reaches it: open, no bound can close it
                 most = 0
                 if not ceiling and _small_parts(space, [parts[i] for i in order], settings):
@@ -655,11 +656,14 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                     open_targets.discard(t)
                     break
         position = {id(p): i for i, p in enumerate(parts)}
+        targets_of: dict[int, list[str]] = {}
+        for t, members in disputed.items():
+            for i in members:
+                targets_of.setdefault(i, []).append(t)
         again: list[list[int]] = []
         for group_parts in groups(space, terms):
             indices = [position[id(p)] for p in group_parts]
-            touched = {t for t, members in disputed.items() if set(members) & set(indices)}
-            if touched & open_targets:
+            if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
                 again.append(indices)
         solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
                               terms, frozenset(), deadline, settings)
@@ -742,8 +746,8 @@ def _early_groups(space: LegalSpace, terms: Sequence[str],
     early: list[list[int]] = []
     for group_parts in groups(space, terms):
         indices = [position[id(p)] for p in group_parts]
-        if len(indices) < 2:
-            continue
+        if len(indices) < 2 or lone_shaped(space, group_parts):
+            continue  # (a lone group is settled by its dynamic program, when open)
         touched = [t for t, members in disputed.items() if members[0] in indices]
         if any(t not in by_outcome and _reaches(space, [parts[i] for i in disputed[t]], t,
                                                 need[t], rest) for t in touched):
