@@ -1,49 +1,52 @@
-"""Exact optimization, without search, of sources whose blockers are their own, joined
-only through planeswalkers and thresholds: the loyalty a planeswalker needs before
-damage tramples over it to its controller (702.19c), and contested targets of the
-objective (a defending player's life, a planeswalker's loyalty, a battle's defense that
-several sources can reach).
+"""Exact optimization, without search, of groups of sources whose coupling is thresholds
+only: blockers several of them assign to (lethal damage counts what all of them assign,
+510.1c-d, 702.19b), the loyalty a planeswalker needs before damage tramples over it to
+its controller (702.19c), and contested targets of the objective (a defending player's
+life, a planeswalker's loyalty, a battle's defense that several sources can reach).
 
-Each source is solved as if alone (:mod:`trample.solver.fastpath`): its best *holding*
-split (nothing past its blockers) and its *passing* splits (every blocker exactly lethal,
-the excess past them). Of a source that reaches a *tracked* target (a contested one, or a
-planeswalker whose loyalty several sources assign), a few of those splits are kept, its
-*candidates*: for every split, one candidate sends at least as much to each tracked
-target, no more past a planeswalker it shares, and is worth at least as much on every
-other term. Then the group is a dynamic program over the sources: its state is the
-damage sent so far to each tracked target, capped at its threshold, and whether damage
-went past each shared planeswalker; its value the sum of the candidates' values.
+A *tracked* target is one of those: a creature or planeswalker several sources assign
+to, or a contested target. Each source is solved as if alone for what it gives the
+rest (:mod:`trample.solver.fastpath`): for each amount it gives each tracked creature
+(0 up to its threshold, or 0 or 1 with deathtouch: more changes nothing), its best
+*holding* split (nothing past its blockers: a knapsack over the blockers of its own) and
+its *passing* splits (its own blockers exactly lethal, the excess past them). Those are
+its *candidates*: for every legal split, one candidate gives each tracked creature as
+much (up to the threshold), sends at least as much to each other tracked target, uses
+no recipient it does not, and is worth at least as much on every other term.
+
+Then the group is a dynamic program over the sources, in an order that closes tracked
+targets early (:func:`~trample.solver.counting.greedy_order`): its state is, per tracked
+target still open, the damage given so far capped at its threshold and whether a
+recipient that requires it was used; its value the sum of the candidates' values.
 Lexicographic order is compatible with adding vectors, so keeping the best value per
-state is exact; each contested target's threshold term is added once, from the final
-state, and a final state with damage past a shared planeswalker short of its loyalty is
-not legal. A tracked target leaves the state after the last source that reaches it (its
-term counted, its loyalty checked), so a shared planeswalker is open for its part only.
-A state that sends less to the target with the largest threshold and is worth no more
-than one alike in every other respect is dropped: it cannot end better.
+state is exact. A tracked target closes after the last source that reaches it: its
+threshold term (or the creature's kill) is counted then, and a state that used a
+recipient requiring it short of its threshold is dropped (702.19b-c). A state that gives
+less to one target whose every increase helps (a contested target, a planeswalker, a
+creature worth killing) and is worth no more than one alike in every other respect is
+dropped too: it cannot end better.
 
-Why the candidates suffice:
-
-* Nothing past the blockers: the best holding split is at least as good.
-* One target past the blockers: every passing split kills every blocker, so it is worth
-  what the split sending the whole excess is worth, less the damage to the target; that
-  split sends the most, and every term grows with it.
-* A planeswalker and its controller past the blockers (702.19c): every split of the
-  excess between the two is a candidate (only those reaching the loyalty first when the
-  planeswalker is the source's alone), and a split that leaves some excess on the
-  blockers is worth no more than one that sends it to the planeswalker.
+Why the candidates suffice: given what a split gives the tracked targets, the rest of
+its power goes to blockers of its own (holding: the knapsack's best; what is left piled
+on a blocker already dealt lethal damage or spread below the thresholds) or, every
+blocker of its own lethal, past them; one target past the blockers gets the whole
+excess (every term grows with it), a planeswalker and its controller every split of it.
 
 Applies to assigned-damage terms only (no outcome term, whose value is not a sum over
-sources), when no creature receives from two sources, to sources whose splits the
-holding and passing analysis covers, and within a bound of work; otherwise ``None`` and
-the caller searches.
+sources), to sources whose split their own side chooses and whose splits the holding and
+passing analysis covers, and within a bound of work estimated before it starts;
+otherwise ``None`` and the caller searches.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import product
+from math import prod
 
 from trample.solver.assignment import Amounts
-from trample.solver.fastpath import _holding, _knapsack, solve_lone
+from trample.solver.counting import greedy_order
+from trample.solver.fastpath import _knapsack, solve_lone
 from trample.solver.objectives import evaluate, scoring
 from trample.solver.rules import LegalSpace, Part, Source
 
@@ -51,24 +54,33 @@ ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kil
                             "player_damage", "planeswalker_damage", "battle_damage"})
 """Terms that are sums over the sources of what each assigns, but for the thresholds."""
 THRESHOLD_TERMS = ("lethal", "planeswalker_kills", "battle_kills")
-MAX_CANDIDATES = 256
-"""Most candidates kept for one source (a planeswalker's excess split every way)."""
+MAX_CANDIDATES = 1_024
+"""Most candidates of one source (amounts to its tracked creatures times its splits)."""
 MAX_WORK = 100_000
-"""Most (state, candidate) transitions of the dynamic program before it gives up."""
+"""Most (state, candidate) transitions of the dynamic program: estimated before it
+starts (from the open targets' thresholds), counted while it runs."""
 
 Vector = tuple[int, ...]
 State = tuple[tuple[int, ...], tuple[bool, ...]]
-"""Capped damage per tracked target; whether damage went past each shared planeswalker."""
+"""Per tracked target: the damage given so far, capped at its threshold (0 once closed);
+whether a recipient that requires it was used."""
+Candidate = tuple[Amounts, Vector, tuple[int, ...], tuple[bool, ...]]
+"""A source's split, its value on the terms (tracked targets left out), what it gives
+each tracked target (the threshold for a deathtouch amount to a creature), and which
+tracked targets its used recipients require."""
 
 
 def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
                      exclude: frozenset[str]) -> Amounts | None:
     """The first best assignment of ``group``, or None when this method does not
     apply (see the module's docstring)."""
-    if not set(terms) <= ASSIGNED_TERMS or not lone_shaped(space, group):
+    if not set(terms) <= ASSIGNED_TERMS:
         return None
     sources = [s for part in group for s in part.sources]
     if len(sources) < 2:
+        return None
+    combat = space.combat
+    if any(combat.moved_by(s.id) is not None for s in sources):
         return None
     score = scoring(space)
     counted = [score.assigned_thresholds[term] for term in THRESHOLD_TERMS if term in terms]
@@ -76,106 +88,132 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     reach: dict[str, int] = {}
     for s in sources:
         for r in s.recipients:
+            reach[r.id] = reach.get(r.id, 0) + 1
             if r.kind == "creature" or r.id in exclude:
                 continue
             for thresholds in counted:
                 n = thresholds.get(r.id)
                 if n is not None:
                     need[r.id] = n
-                    reach[r.id] = reach.get(r.id, 0) + 1
     contested = [t for t in need if reach[t] > 1]
-    shared = [w for part in group for w in part.loyalty_items]
-    if not contested and not shared:
-        return None
-    tracked = list(dict.fromkeys([*contested, *shared]))
+    walkers = [w for part in group for w in part.loyalty_items]
+    shared = [t for t, k in reach.items() if k > 1 and space.combat.get(t) is not None
+              and t in space.thresholds and space.thresholds[t] > 0
+              and t not in walkers and t not in need]
+    shared = [t for t in shared if _is_creature(space, t)]
+    tracked = list(dict.fromkeys([*contested, *walkers, *shared]))
     index = {t: i for i, t in enumerate(tracked)}
-    gate = {w: space.thresholds[w] for w in shared}
-    cap = tuple(max(need.get(t, 0) if t in contested else 0, gate.get(t, 0))
+    cap = tuple(max(need.get(t, 0) if t in contested else 0,
+                    space.thresholds[t] if t in walkers or t in shared else 0)
                 for t in tracked)
-    flag = {w: i for i, w in enumerate(shared)}
-    inner = exclude | frozenset(tracked)
-    # A tracked target leaves the state after the last source that reaches it: its
-    # threshold term is counted and its loyalty checked then, and states that differ
-    # only there merge (the sources come part by part, so a shared planeswalker is open
-    # for its part only).
-    last: dict[str, int] = {}
-    for n, s in enumerate(sources):
-        for r in s.recipients:
-            if r.id in index:
-                last[r.id] = n
-    closing: list[list[str]] = [[] for _ in sources]
-    for t, n in last.items():
-        closing[n].append(t)
+    creatures = frozenset(shared)
+    worth = score.killable
+    kills_at = [j for j, term in enumerate(terms) if term == "kills"]
     steps = {t: [j for j, term in enumerate(terms) if term in THRESHOLD_TERMS
                  and t in score.assigned_thresholds[term] and t in contested]
              for t in tracked}
-    sweep = max(range(len(tracked)), key=lambda i: cap[i])
-    start: State = (tuple(0 for _ in tracked), tuple(False for _ in shared))
+    # Only a target every increase of which helps may prune (a creature of negative
+    # value is better left alive).
+    helpful = [i for i, t in enumerate(tracked)
+               if t not in creatures or worth.get(t, 0) >= 0 or not kills_at]
+    sweep = max(helpful, key=lambda i: cap[i]) if helpful else None
+    inner = exclude | frozenset(tracked)
+
+    touches = [[index[r.id] for r in s.recipients if r.id in index] for s in sources]
+    order = greedy_order(touches)
+    last: dict[int, int] = {}
+    for n, j in enumerate(order):
+        for i in touches[j]:
+            last[i] = n
+    closing: list[list[int]] = [[] for _ in order]
+    for i, n in last.items():
+        closing[n].append(i)
+    if _estimated_work(order, touches, closing, cap, sources, index, creatures) > MAX_WORK:
+        return None
+
+    start: State = (tuple(0 for _ in tracked), tuple(False for _ in tracked))
     states: dict[State, tuple[Vector, tuple[int, ...]]] = {
         start: (tuple(0 for _ in terms), ())}
-    options: list[list[Amounts]] = []
+    options: list[list[Candidate]] = []
     work = 0
-    for n, s in enumerate(sources):
-        found = _candidates(space, s, terms, inner, index, flag)
-        if found is None:
+    for n, j in enumerate(order):
+        found = _candidates(space, sources[j], terms, inner, index, creatures)
+        if found is None or not found:
             return None
         options.append(found)
-        scored = []
-        for amounts in found:
-            # Each source adds one candidate, so the terms' constants add up alike.
-            value = tuple(evaluate(space, amounts, terms, inner).values())
-            sent = [0] * len(tracked)
-            passed = [False] * len(shared)
-            for (_, target), amount in amounts.items():
-                i = index.get(target)
-                if i is not None:
-                    sent[i] += amount
-                walker = s.recipient(target)
-                if walker is not None and walker.requires_loyalty in flag and amount > 0:
-                    passed[flag[walker.requires_loyalty]] = True
-            scored.append((value, sent, passed))
         following: dict[State, tuple[Vector, tuple[int, ...]]] = {}
-        for (got, past), (value, path) in states.items():
-            work += len(scored)
+        for (got, used), (value, path) in states.items():
+            work += len(found)
             if work > MAX_WORK:
                 return None
-            for k, (gain, sent, passed) in enumerate(scored):
+            for k, (_, gain, sent, requires) in enumerate(found):
                 reached = [min(a + b, c) for a, b, c in zip(got, sent, cap, strict=True)]
-                now = [a or b for a, b in zip(past, passed, strict=True)]
+                now = [a or b for a, b in zip(used, requires, strict=True)]
                 total = list(value)
                 for a, b in enumerate(gain):
                     total[a] += b
-                for t in closing[n]:
-                    i = index[t]
-                    w = flag.get(t)
-                    if w is not None:
-                        if now[w] and reached[i] < gate[t]:
-                            break  # damage past a planeswalker short of its loyalty
-                        now[w] = False
-                    if reached[i] >= need.get(t, cap[i] + 1):
-                        for j in steps[t]:
-                            total[j] += 1
+                for i in closing[n]:
+                    met = reached[i] >= cap[i]
+                    if now[i] and not met:
+                        break  # a recipient used that requires it, short of it (702.19b-c)
+                    t = tracked[i]
+                    if t in creatures:
+                        if met:
+                            for a in kills_at:
+                                total[a] += worth.get(t, 0)
+                    elif reached[i] >= need.get(t, cap[i] + 1):
+                        for a in steps[t]:
+                            total[a] += 1
                     reached[i] = 0
+                    now[i] = False
                 else:
                     nxt = (tuple(reached), tuple(now))
                     kept = following.get(nxt)
                     candidate = tuple(total)
                     if kept is None or candidate > kept[0]:
                         following[nxt] = (candidate, (*path, k))
-        states = _undominated(following, sweep)
+        states = following if sweep is None else _undominated(following, sweep)
     best = max(states.values(), default=None, key=lambda entry: entry[0])
     if best is None:
         return None
     result: Amounts = {}
     for choice, picked in zip(options, best[1], strict=True):
-        result.update(choice[picked])
+        for pair, amount in choice[picked][0].items():
+            if amount > 0:
+                result[pair] = amount
     return result
 
 
+def _is_creature(space: LegalSpace, target: str) -> bool:
+    return scoring(space).kind.get(target) == "creature"
+
+
+def _estimated_work(order: list[int], touches: list[list[int]], closing: list[list[int]],
+                    cap: tuple[int, ...], sources: list[Source], index: dict[str, int],
+                    creatures: frozenset[str]) -> int:
+    """An upper estimate of the transitions: per source, its candidates times the states
+    of the targets open when it comes (each capped damage, and a flag)."""
+    tracked = {i: t for t, i in index.items()}
+    open_: set[int] = set()
+    total = 0
+    for n, j in enumerate(order):
+        open_.update(touches[j])
+        states = prod(2 * (cap[i] + 1) for i in open_)
+        s = sources[j]
+        choices = prod(cap[index[r.id]] + 1 for r in s.recipients
+                       if r.id in index and tracked[index[r.id]] in creatures)
+        past = sum(1 for r in s.recipients if r.kind != "creature")
+        total += states * choices * (2 + (s.power if past > 1 else 0))
+        if total > MAX_WORK:
+            return total
+        open_.difference_update(closing[n])
+    return total
+
+
 def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
-    """Whether ``group`` has the shape the dynamic program takes: no creature receives
-    from two of its sources (its kill would not be a sum), and no source's split is
-    chosen by the other side."""
+    """Whether ``group`` has the shape the dynamic program settles cheaply: no creature
+    receives from two of its sources, and no source's split is chosen by the other
+    side (a group with shared blockers may still be settled by it, when narrow)."""
     if any(part.lethal_items for part in group):
         return False
     sources = [s for part in group for s in part.sources]
@@ -189,15 +227,15 @@ def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
 def _undominated(states: dict[State, tuple[Vector, tuple[int, ...]]], sweep: int
                  ) -> dict[State, tuple[Vector, tuple[int, ...]]]:
     """``states`` without those another state dominates along one tracked target
-    (``sweep``): the same in every other respect, sending no less to that target and
+    (``sweep``): the same in every other respect, giving no less to that target and
     worth at least as much (every completion of the one is a completion of the other,
-    worth as much more, as thresholds only grow with what is sent)."""
+    worth as much more, as every increase of that target helps)."""
     if not states:
         return states
     buckets: dict[tuple[object, ...], list[State]] = {}
     for state in states:
-        got, past = state
-        buckets.setdefault((got[:sweep], got[sweep + 1:], past), []).append(state)
+        got, used = state
+        buckets.setdefault((got[:sweep], got[sweep + 1:], used), []).append(state)
     kept: dict[State, tuple[Vector, tuple[int, ...]]] = {}
     for members in buckets.values():
         members.sort(key=lambda st: st[0][sweep], reverse=True)
@@ -211,60 +249,138 @@ def _undominated(states: dict[State, tuple[Vector, tuple[int, ...]]], sweep: int
 
 
 def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
-                exclude: frozenset[str], tracked: dict[str, int],
-                shared: dict[str, int]) -> list[Amounts] | None:
+                exclude: frozenset[str], index: dict[str, int],
+                creatures: frozenset[str]) -> list[Candidate] | None:
     """The source's candidates (see the module's docstring), or None."""
-    if not any(r.id in tracked for r in source.recipients):
+    width = len(index)
+    if not any(r.id in index for r in source.recipients):
         alone = solve_lone(space, source, terms, exclude)
-        return None if alone is None else [alone]
-    walls = [r.id for r in source.recipients if r.kind == "creature"]
+        if alone is None:
+            return None
+        value = tuple(evaluate(space, alone, terms, exclude).values())
+        return [(alone, value, (0,) * width, (False,) * width)]
+    items = [r.id for r in source.recipients if r.id in creatures]
+    walls = [r.id for r in source.recipients if r.kind == "creature" and r.id not in creatures]
     others = [r for r in source.recipients if r.kind != "creature"]
     if len(others) > 2:
         return None
-    power = source.power
-    need = {w: space.lethal_from(source, w) for w in walls}
-    found: list[Amounts] = []
-    if walls:
-        worth = scoring(space).killable
-        open_walls = [w for w in walls if need[w] > 0]
-        already = [w for w in walls if need[w] == 0]
-        chosen = _knapsack([need[w] for w in open_walls],
-                           [worth.get(w, 0) for w in open_walls], power)
-        if chosen is None:
-            return None
-        killed = [open_walls[i] for i in chosen]
-        if not killed and not already:
-            room = sum(need[w] - 1 for w in open_walls)
-            if power > room:
-                fits = [w for w in open_walls if need[w] <= power]
-                killed = [max(fits, key=lambda w: worth.get(w, 0))] if fits else []
-        found.append(_holding(source.id, walls, need, killed, already, power))
-    if not others:
-        return found
-    if walls and not any(r.gated for r in others):
+    if others and (walls or items) and not any(r.gated for r in others):
         return None  # a blocked source that may assign past without trample: not modelled
-    excess = power - sum(need.values())
-    if walls and excess < 1:
-        return found
-    lethal = {(source.id, w): n for w, n in need.items() if n > 0}
-    if len(others) == 1:
-        found.append({**lethal, (source.id, others[0].id): excess} if excess else lethal)
-        return found
-    first, second = others  # the planeswalker, then its controller (702.19c)
-    if second.requires_loyalty != first.id:
+    power = source.power
+    touch = {b: (source.id, b) in space.deathtouch_pairs for b in items}
+    full = {b: 1 if touch[b] else space.thresholds[b] for b in items}
+    if prod(full[b] + 1 for b in items) * (2 + (power if len(others) > 1 else 0)) \
+            > MAX_CANDIDATES:
         return None
-    # A planeswalker the source alone assigns to must get its loyalty from it; a shared
-    # one may get it from the others (the program checks the total at the end).
-    loyalty = 0 if first.id in shared else space.still_needed(source, first.id)
-    if excess + 2 > MAX_CANDIDATES:
-        return None
-    for x in range(excess, -1, -1):
-        if x < excess and x < loyalty:
-            break
-        split = dict(lethal)
-        if x:
-            split[(source.id, first.id)] = x
-        if excess - x:
-            split[(source.id, second.id)] = excess - x
-        found.append(split)
+    need = {w: space.lethal_from(source, w) for w in walls}
+    worth = scoring(space).killable
+    open_walls = [w for w in walls if need[w] > 0]
+    already = [w for w in walls if need[w] == 0]
+    found: list[Candidate] = []
+
+    def add(amounts: Amounts, given: dict[str, int], requires: set[str]) -> None:
+        value = tuple(evaluate(space, amounts, terms, exclude).values())
+        sent = [0] * width
+        for (_, target), amount in amounts.items():
+            i = index.get(target)
+            if i is not None:
+                sent[i] += amount
+        for b, amount in given.items():
+            sent[index[b]] = space.thresholds[b] if touch[b] and amount else amount
+        flags = [False] * width
+        for t in requires:
+            if t in index:
+                flags[index[t]] = True
+        whole = dict(amounts)
+        for b, amount in given.items():
+            if amount:
+                whole[(source.id, b)] = amount
+        found.append((whole, value, tuple(sent), tuple(flags)))
+
+    for combo in product(*(range(full[b] + 1) for b in items)):
+        given = dict(zip(items, combo, strict=True))
+        rest = power - sum(combo)
+        if rest < 0:
+            continue
+        filled = [b for b in items if given[b] >= full[b]]
+        # Holding: the knapsack's best over the blockers of its own.
+        if walls or items:
+            held = _hold(source.id, open_walls, already, filled, need, worth, rest)
+            if held is not None:
+                amounts, pile = held
+                if pile is not None:
+                    given = dict(given)
+                    given[pile[0]] += pile[1]
+                add(amounts, given, set())
+                given = dict(zip(items, combo, strict=True))
+        if not others:
+            continue
+        # Passing: its own blockers exactly lethal, the excess past them.
+        excess = rest - sum(need.values())
+        if (walls or items) and excess < 1:
+            continue
+        lethal = {(source.id, w): n for w, n in need.items() if n > 0}
+        if len(others) == 1:
+            split = dict(lethal)
+            if excess:
+                split[(source.id, others[0].id)] = excess
+            add(split, given, set(others[0].requires) if excess else set())
+            continue
+        first, second = others  # the planeswalker, then its controller (702.19c)
+        if second.requires_loyalty != first.id:
+            return None
+        # A planeswalker the source alone assigns to must get its loyalty from it; a
+        # shared one may get it from the others (the program checks the total).
+        loyalty = 0 if first.id in index else space.still_needed(source, first.id)
+        for x in range(excess, -1, -1):
+            if x < excess and x < loyalty:
+                break
+            split = dict(lethal)
+            requires: set[str] = set()
+            if x:
+                split[(source.id, first.id)] = x
+                requires.update(first.requires)
+            if excess - x:
+                split[(source.id, second.id)] = excess - x
+                requires.update(second.requires)
+            add(split, given, requires)
+            if len(found) > MAX_CANDIDATES:
+                return None
     return found
+
+
+def _hold(source_id: str, open_walls: list[str], already: list[str], filled: list[str],
+          need: dict[str, int], worth: dict[str, int], power: int
+          ) -> tuple[Amounts, tuple[str, int] | None] | None:
+    """The best split of ``power`` among the source's own blockers with nothing past
+    them, and what is piled on a shared creature it already gives its threshold (None
+    when nothing can take the rest without changing what it gives a shared creature)."""
+    chosen = _knapsack([need[w] for w in open_walls], [worth.get(w, 0) for w in open_walls],
+                       power)
+    if chosen is None:
+        return None
+    killed = [open_walls[i] for i in chosen]
+    left = power - sum(need[w] for w in killed)
+    amounts = {w: need[w] for w in killed}
+    if left and (killed or already):
+        dead = (killed or already)[0]
+        amounts[dead] = amounts.get(dead, 0) + left
+        left = 0
+    if left and filled:
+        return {(source_id, w): a for w, a in amounts.items() if a > 0}, (filled[0], left)
+    if left:
+        room = sum(need[w] - 1 for w in open_walls)
+        if left > room:
+            # Nothing worth killing takes it all: the best single blocker must die.
+            fits = [w for w in open_walls if need[w] <= power]
+            if not fits:
+                return None
+            w = max(fits, key=lambda b: worth.get(b, 0))
+            amounts = {w: power}
+        else:
+            for w in open_walls:
+                give = min(left, need[w] - 1)
+                if give:
+                    amounts[w] = give
+                    left -= give
+    return {(source_id, w): a for w, a in amounts.items() if a > 0}, None

@@ -83,7 +83,35 @@ def walker_group(seed: int) -> dict[str, Any]:
             "step": "regular"}
 
 
-GENERATORS = {"lone": lone_group, "walkers": walker_group}
+def shared_group(seed: int) -> dict[str, Any]:
+    """Two or three attackers (trample, trample over planeswalkers, deathtouch, or none)
+    on a player and that player's planeswalker, with blockers of which some block two of
+    them: lethal damage to a shared blocker counts what every attacker gives it."""
+    rng = random.Random(seed)
+    attackers = [f"a{i}" for i in range(rng.randint(2, 3))]
+    creatures: list[dict[str, Any]] = []
+    for a in attackers:
+        keywords = rng.sample(["trample", "trample", "trample over planeswalkers",
+                               "deathtouch"], rng.randint(0, 2))
+        creatures.append({"id": a, "controller": "a", "power": rng.randint(0, 5),
+                          "toughness": 2, "keywords": sorted(set(keywords)),
+                          "attacking": rng.choice(["d", "d", "pw"])})
+    for j in range(rng.randint(1, 3)):
+        blocker: dict[str, Any] = {
+            "id": f"b{j}", "controller": "d", "power": 1, "toughness": rng.randint(1, 4),
+            "damage": rng.choice([0, 0, 1]), "value": rng.randint(-2, 3),
+            "blocking": rng.sample(attackers, rng.choice([1, 2, 2]))}
+        if rng.random() < 0.15:
+            blocker["keywords"] = ["indestructible"]
+        creatures.append(blocker)
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, 8)}],
+            "creatures": creatures,
+            "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": rng.randint(1, 5)}],
+            "step": "regular"}
+
+
+GENERATORS = {"lone": lone_group, "walkers": walker_group, "shared": shared_group}
 
 
 def small_enough(doc: dict[str, Any]) -> bool:
@@ -104,9 +132,9 @@ def test_the_program_is_exact_where_it_applies(kind: str) -> None:
         terms = rng.sample(ASSIGNED, rng.randint(1, len(ASSIGNED)))
         space = legal_space(Combat.from_json(doc), "attackers")
         found = solve_lone_group(space, list(space.parts), terms, frozenset())
-        walls = [r.id for s in space.sources for r in s.recipients if r.kind == "creature"]
-        meant = len(set(walls)) == len(walls) and len(space.sources) > 1 and \
-            (contested(space, terms) or any(p.loyalty_items for p in space.parts))
+        shared = len({r.id for s in space.sources for r in s.recipients}) < \
+            sum(len(s.recipients) for s in space.sources)
+        meant = len(space.sources) > 1 and (contested(space, terms) or shared)
         tried += bool(meant)
         if found is None:
             continue
@@ -164,11 +192,16 @@ def test_a_contested_player_is_reached_by_the_cheapest_senders() -> None:
 
 
 def test_it_declines_what_it_does_not_model() -> None:
-    """An outcome term (not a sum over the sources), or a part of two sources: None, and
-    the caller searches."""
+    """An outcome term (not a sum over the sources): None, and the caller searches."""
     doc = lone_group(1)
     space = legal_space(Combat.from_json(doc), "attackers")
     assert solve_lone_group(space, list(space.parts), ["losses"], frozenset()) is None
+
+
+def test_a_shared_blocker_is_killed_by_one_so_that_the_other_tramples_over() -> None:
+    """Two 4/4 tramplers blocked by one 0/3, the player at 3 life: one of them gives the
+    blocker its lethal damage, which counts for the other too (510.1c-d), and the other
+    tramples all 4 over: the player is dealt lethal damage and the blocker dies."""
     shared = {"active_player": "a",
               "players": [{"id": "a"}, {"id": "d", "life": 3}],
               "creatures": [
@@ -180,4 +213,8 @@ def test_it_declines_what_it_does_not_model() -> None:
                    "blocking": ["x", "y"]}],
               "step": "regular"}
     space = legal_space(Combat.from_json(shared), "attackers")
-    assert solve_lone_group(space, list(space.parts), ["lethal"], frozenset()) is None
+    found = solve_lone_group(space, list(space.parts), ["lethal", "kills", "player_damage"],
+                             frozenset())
+    assert found is not None and brute.is_legal(shared, "attackers", found)
+    assert brute.objective(shared, "attackers", found, ["lethal", "kills", "player_damage"]) \
+        == (1, 1, 5) == brute.optimum(shared, "attackers", ["lethal", "kills", "player_damage"])
