@@ -53,6 +53,11 @@ under 2^21)."""
 FEASIBILITY = 1e-6
 """HiGHS's MIP feasibility tolerance (its default), also the margin of its pruning
 (:data:`MAX_RANGE`); an answer is rounded and checked exactly whatever it is."""
+THREADS = 1
+"""HiGHS's threads: one. A second worker only costs CPU on groups this small (a few
+hundred rows, most proved at the root): on token swarms' parts HiGHS spent twice the
+CPU with two. Every instance asks for the same number (HiGHS's scheduler is shared in
+the process, and refuses a run that asks for another)."""
 BOUND_SLACK = 1e-6
 """Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
 
@@ -282,7 +287,7 @@ def _highs(t: Translation, heuristics: bool = False) -> highs._Highs | None:
     if not _fits(t, rows):
         return None
     h = highs._Highs()
-    for name, value in (("output_flag", False), ("random_seed", 0),
+    for name, value in (("output_flag", False), ("random_seed", 0), ("threads", THREADS),
                         ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
                         ("mip_feasibility_tolerance", FEASIBILITY),
                         *(() if heuristics else HEURISTICS_OFF)):
