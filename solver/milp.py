@@ -109,20 +109,17 @@ def _literal(ref: int) -> Linear:
 def translate(model: object, expressions: Sequence[object]) -> Translation | None:
     """The rows of ``model`` (a :class:`cp_model.CpModel`) and the forms of ``expressions``,
     or None when the model holds a constraint this translation does not know."""
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model, cp_model_helper
 
     assert isinstance(model, cp_model.CpModel)
     proto = model.proto
     parsed = _parsed(model)
     source: Any = proto if parsed is None else parsed
-    lower: list[int] = []
-    upper: list[int] = []
-    for var in source.variables:
-        domain = list(var.domain)
-        if len(domain) != 2:
-            return None  # a domain with holes
-        lower.append(domain[0])
-        upper.append(domain[1])
+    domains = [var.domain for var in source.variables]
+    if any(len(domain) != 2 for domain in domains):
+        return None  # a domain with holes
+    lower = [domain[0] for domain in domains]
+    upper = [domain[1] for domain in domains]
     rows: list[_Row] = []
     for ct in source.constraints:
         when = tuple(ct.enforcement_literal)
@@ -132,14 +129,13 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
             next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
         if kind == "linear":
             linear = ct.linear
-            domain = list(linear.domain)
-            refs = list(linear.vars)
-            if len(domain) != 2 or (refs and min(refs) < 0):
+            domain = linear.domain
+            form = dict(zip(linear.vars, linear.coeffs, strict=True))
+            if len(domain) != 2 or (form and min(form) < 0):
                 return None
-            form = dict(zip(refs, linear.coeffs, strict=True))
-            lo = None if domain[0] <= INT64_MIN else domain[0]
-            hi = None if domain[1] >= INT64_MAX else domain[1]
-            rows.append(_Row((form, 0), lo, hi, when))
+            lo, hi = domain
+            rows.append(_Row((form, 0), None if lo <= INT64_MIN else lo,
+                             None if hi >= INT64_MAX else hi, when))
         elif kind == "bool_and":
             rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
         elif kind in KINDS:
@@ -159,6 +155,16 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
         if isinstance(expression, int):
             terms.append(None)
             constants.append(expression)
+            continue
+        # The expression flattened by OR-Tools itself, four times sooner than through
+        # the model's objective (which the other path reads back).
+        flat = cp_model_helper.FlatIntExpr(expression)  # type: ignore[arg-type]
+        merged: dict[int, int] = {}
+        for var, c in zip(flat.vars, flat.coeffs, strict=True):
+            merged[var.index] = merged.get(var.index, 0) + c
+        if min(merged, default=0) >= 0:
+            terms.append(({i: c for i, c in merged.items() if c != 0}, 0))
+            constants.append(flat.offset)
             continue
         model.maximize(expression)  # type: ignore[arg-type]
         objective = proto.objective
@@ -266,39 +272,14 @@ def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
     return out
 
 
-def _fits(t: Translation, rows: list[tuple[dict[int, float], float, float]]) -> bool:
-    """Whether every number of the rows and bounds is at most :data:`MAX_RANGE`."""
-    if max(map(abs, t.lower), default=0) > MAX_RANGE or \
-            max(map(abs, t.upper), default=0) > MAX_RANGE:
-        return False
-    for coefs, lo, hi in rows:
-        if (np.isfinite(lo) and abs(lo) > MAX_RANGE) or \
-                (np.isfinite(hi) and abs(hi) > MAX_RANGE) or \
-                any(abs(c) > MAX_RANGE for c in coefs.values()):
-            return False
-    return True
-
-
 def _highs(t: Translation, heuristics: bool = False) -> highs._Highs | None:
     """A HiGHS instance holding ``t`` (no objective yet), or None when a number of ``t``
     is too large for it (:data:`MAX_RANGE`); with ``heuristics``, HiGHS's primal
     heuristics run as by default (:data:`HEURISTICS_OFF`)."""
     rows = _big_m_rows(t)
-    if not _fits(t, rows):
-        return None
-    h = highs._Highs()
-    for name, value in (("output_flag", False), ("random_seed", 0), ("threads", THREADS),
-                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
-                        ("mip_feasibility_tolerance", FEASIBILITY),
-                        *(() if heuristics else HEURISTICS_OFF)):
-        h.setOptionValue(name, value)
     n = len(t.lower)
     lower = np.array(t.lower, dtype=np.float64)
     upper = np.array(t.upper, dtype=np.float64)
-    empty_i = np.zeros(0, dtype=np.int32)
-    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
-    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
-                            np.full(n, highs.HighsVarType.kInteger))
     starts = np.zeros(len(rows), dtype=np.int32)
     index: list[int] = []
     values: list[float] = []
@@ -307,9 +288,25 @@ def _highs(t: Translation, heuristics: bool = False) -> highs._Highs | None:
         for i in sorted(coefs):
             index.append(i)
             values.append(coefs[i])
-    h.addRows(len(rows), np.array([lo for _, lo, _ in rows], dtype=np.float64),
-              np.array([hi for _, _, hi in rows], dtype=np.float64), len(index), starts,
-              np.array(index, dtype=np.int32), np.array(values, dtype=np.float64))
+    row_lower = np.array([lo for _, lo, _ in rows], dtype=np.float64)
+    row_upper = np.array([hi for _, _, hi in rows], dtype=np.float64)
+    matrix = np.array(values, dtype=np.float64)
+    sides = np.concatenate((row_lower[np.isfinite(row_lower)],
+                            row_upper[np.isfinite(row_upper)], lower, upper, matrix))
+    if sides.size and np.abs(sides).max() > MAX_RANGE:
+        return None
+    h = highs._Highs()
+    for name, value in (("output_flag", False), ("random_seed", 0), ("threads", THREADS),
+                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
+                        ("mip_feasibility_tolerance", FEASIBILITY),
+                        *(() if heuristics else HEURISTICS_OFF)):
+        h.setOptionValue(name, value)
+    empty_i = np.zeros(0, dtype=np.int32)
+    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                            np.full(n, highs.HighsVarType.kInteger))
+    h.addRows(len(rows), row_lower, row_upper, len(index), starts,
+              np.array(index, dtype=np.int32), matrix)
     h.changeObjectiveSense(highs.ObjSense.kMaximize)
     return h
 
