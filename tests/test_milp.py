@@ -152,6 +152,26 @@ def test_a_term_too_wide_for_highs_goes_to_cpsat_without_a_run() -> None:
         assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
 
 
+def test_a_row_too_large_for_highs_goes_to_cpsat_without_a_run() -> None:
+    """A player at 2^35 life: the row of whether the player loses needs a big-M of 2^35,
+    beyond MAX_RANGE, so no HiGHS instance is made; CP-SAT answers the optimum."""
+    from trample.solver import milp
+    from trample.solver.cpsat import build_group
+
+    doc = shared_blockers([1, 2, 3])
+    doc["players"][1]["life"] = 2**35
+    space = legal_space(Combat.from_json(doc), "attackers")
+    [part] = space.parts
+    terms = ["losses", "deaths", "life_loss"]
+    built = build_group(space, list(part.sources), terms, ceiled=True)
+    translation = milp.translate(built.model, built.expressions)
+    assert translation is not None
+    assert milp._highs(translation) is None
+    assert milp_group(space, list(part.sources), terms) is None
+    result = api.solve(doc, objective=terms, settings=MILP)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+
+
 # Derandomized: which examples run must not change from run to run.
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
