@@ -5,12 +5,15 @@ CpModelProto (so every constraint and term added there carries over): integer va
 with their domains, linear constraints (an enforcement literal becomes a big-M from the
 variables' bounds, which are small: power and toughness), ``bool_or`` and ``bool_and``.
 
-HiGHS answers in floating point. Each term is maximized in turn and then fixed at its
-optimum (never a weighted sum, which a float could round a lower term out of); each answer
-is rounded, checked against the CP-SAT model in exact integer arithmetic, and its term's
-value counted exactly. A stage is proved only when HiGHS's upper bound, floored, equals
-that value; any other outcome but a time limit gives up (``None``), and the caller solves
-the group with CP-SAT instead.
+HiGHS answers in floating point. Each term is divided by the gcd of its coefficients (a
+creature's value may be 2^40; blockers all worth that much make a term that counts
+them). The terms are maximized as one sum weighted in mixed radix when its range is
+small enough for HiGHS's floating point (:data:`MAX_RANGE`), else one term at a time,
+each fixed at its optimum before the next; a term or a row wider than that is not given
+to HiGHS at all. Each answer is rounded, checked against the CP-SAT model in exact
+integer arithmetic, and its terms' values counted exactly. A stage is proved only when
+HiGHS's upper bound, floored, equals that value; any other outcome but a time limit gives
+up (``None``), and the caller solves the group with CP-SAT instead.
 """
 
 from __future__ import annotations
@@ -36,9 +39,25 @@ INT64_MAX = 2**63 - 1
 ABSOLUTE_GAP = 0.5
 """HiGHS may stop once its bound is within this of the value found: every term has
 integer coefficients, so a gap below 1 proves the floored bound."""
-MAX_WEIGHT = 2**30
-"""Largest product of the terms' ranges for which they are solved as one weighted sum:
-HiGHS's tolerances (about 1e-9 relative) then stay far below the sum's unit."""
+MAX_RANGE = 2**28
+"""The widest objective HiGHS is given (how many values a term divided by its
+coefficients' gcd, or the terms' weighted sum, can take, less one), and the largest
+coefficient, bound or side of a row. A group beyond it is left to CP-SAT at once, without
+a HiGHS run. Why: HiGHS prunes a node of its search whose LP bound is worse than its best
+assignment's by one unit less :data:`FEASIBILITY`, and an LP's floating-point error grows
+with the objective's magnitude, about 7e-16 of it (measured: 0.003 on the 2^42 of four
+blockers worth -2^40 each; the optimum's node was pruned and a worse assignment answered
+as optimal). At 2^28 that error is 2e-7, five times below the tolerance. Terms are
+weighted into one sum only within this range too (the benchmark families' sums stay
+under 2^21)."""
+FEASIBILITY = 1e-6
+"""HiGHS's MIP feasibility tolerance (its default), also the margin of its pruning
+(:data:`MAX_RANGE`); an answer is rounded and checked exactly whatever it is."""
+THREADS = 1
+"""HiGHS's threads: one. A second worker only costs CPU on groups this small (a few
+hundred rows, most proved at the root): on token swarms' parts HiGHS spent twice the
+CPU with two. Every instance asks for the same number (HiGHS's scheduler is shared in
+the process, and refuses a run that asks for another)."""
 BOUND_SLACK = 1e-6
 """Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
 
@@ -90,20 +109,17 @@ def _literal(ref: int) -> Linear:
 def translate(model: object, expressions: Sequence[object]) -> Translation | None:
     """The rows of ``model`` (a :class:`cp_model.CpModel`) and the forms of ``expressions``,
     or None when the model holds a constraint this translation does not know."""
-    from ortools.sat.python import cp_model
+    from ortools.sat.python import cp_model, cp_model_helper
 
     assert isinstance(model, cp_model.CpModel)
     proto = model.proto
     parsed = _parsed(model)
     source: Any = proto if parsed is None else parsed
-    lower: list[int] = []
-    upper: list[int] = []
-    for var in source.variables:
-        domain = list(var.domain)
-        if len(domain) != 2:
-            return None  # a domain with holes
-        lower.append(domain[0])
-        upper.append(domain[1])
+    domains = [var.domain for var in source.variables]
+    if any(len(domain) != 2 for domain in domains):
+        return None  # a domain with holes
+    lower = [domain[0] for domain in domains]
+    upper = [domain[1] for domain in domains]
     rows: list[_Row] = []
     for ct in source.constraints:
         when = tuple(ct.enforcement_literal)
@@ -113,14 +129,13 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
             next((k for k in KINDS if getattr(ct, f"has_{k}")()), None)
         if kind == "linear":
             linear = ct.linear
-            domain = list(linear.domain)
-            refs = list(linear.vars)
-            if len(domain) != 2 or (refs and min(refs) < 0):
+            domain = linear.domain
+            form = dict(zip(linear.vars, linear.coeffs, strict=True))
+            if len(domain) != 2 or (form and min(form) < 0):
                 return None
-            form = dict(zip(refs, linear.coeffs, strict=True))
-            lo = None if domain[0] <= INT64_MIN else domain[0]
-            hi = None if domain[1] >= INT64_MAX else domain[1]
-            rows.append(_Row((form, 0), lo, hi, when))
+            lo, hi = domain
+            rows.append(_Row((form, 0), None if lo <= INT64_MIN else lo,
+                             None if hi >= INT64_MAX else hi, when))
         elif kind == "bool_and":
             rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
         elif kind in KINDS:
@@ -140,6 +155,16 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
         if isinstance(expression, int):
             terms.append(None)
             constants.append(expression)
+            continue
+        # The expression flattened by OR-Tools itself, four times sooner than through
+        # the model's objective (which the other path reads back).
+        flat = cp_model_helper.FlatIntExpr(expression)  # type: ignore[arg-type]
+        merged: dict[int, int] = {}
+        for var, c in zip(flat.vars, flat.coeffs, strict=True):
+            merged[var.index] = merged.get(var.index, 0) + c
+        if min(merged, default=0) >= 0:
+            terms.append(({i: c for i, c in merged.items() if c != 0}, 0))
+            constants.append(flat.offset)
             continue
         model.maximize(expression)  # type: ignore[arg-type]
         objective = proto.objective
@@ -247,23 +272,14 @@ def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
     return out
 
 
-def _highs(t: Translation, heuristics: bool = False) -> highs._Highs:
-    """A HiGHS instance holding ``t`` (no objective yet); with ``heuristics``, HiGHS's
-    primal heuristics run as by default (:data:`HEURISTICS_OFF`)."""
-    h = highs._Highs()
-    for name, value in (("output_flag", False), ("random_seed", 0),
-                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
-                        ("mip_feasibility_tolerance", 1e-9),
-                        *(() if heuristics else HEURISTICS_OFF)):
-        h.setOptionValue(name, value)
+def _highs(t: Translation, heuristics: bool = False) -> highs._Highs | None:
+    """A HiGHS instance holding ``t`` (no objective yet), or None when a number of ``t``
+    is too large for it (:data:`MAX_RANGE`); with ``heuristics``, HiGHS's primal
+    heuristics run as by default (:data:`HEURISTICS_OFF`)."""
+    rows = _big_m_rows(t)
     n = len(t.lower)
     lower = np.array(t.lower, dtype=np.float64)
     upper = np.array(t.upper, dtype=np.float64)
-    empty_i = np.zeros(0, dtype=np.int32)
-    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
-    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
-                            np.full(n, highs.HighsVarType.kInteger))
-    rows = _big_m_rows(t)
     starts = np.zeros(len(rows), dtype=np.int32)
     index: list[int] = []
     values: list[float] = []
@@ -272,9 +288,25 @@ def _highs(t: Translation, heuristics: bool = False) -> highs._Highs:
         for i in sorted(coefs):
             index.append(i)
             values.append(coefs[i])
-    h.addRows(len(rows), np.array([lo for _, lo, _ in rows], dtype=np.float64),
-              np.array([hi for _, _, hi in rows], dtype=np.float64), len(index), starts,
-              np.array(index, dtype=np.int32), np.array(values, dtype=np.float64))
+    row_lower = np.array([lo for _, lo, _ in rows], dtype=np.float64)
+    row_upper = np.array([hi for _, _, hi in rows], dtype=np.float64)
+    matrix = np.array(values, dtype=np.float64)
+    sides = np.concatenate((row_lower[np.isfinite(row_lower)],
+                            row_upper[np.isfinite(row_upper)], lower, upper, matrix))
+    if sides.size and np.abs(sides).max() > MAX_RANGE:
+        return None
+    h = highs._Highs()
+    for name, value in (("output_flag", False), ("random_seed", 0), ("threads", THREADS),
+                        ("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP),
+                        ("mip_feasibility_tolerance", FEASIBILITY),
+                        *(() if heuristics else HEURISTICS_OFF)):
+        h.setOptionValue(name, value)
+    empty_i = np.zeros(0, dtype=np.int32)
+    h.addCols(n, np.zeros(n), lower, upper, 0, empty_i, empty_i, np.zeros(0))
+    h.changeColsIntegrality(n, np.arange(n, dtype=np.int32),
+                            np.full(n, highs.HighsVarType.kInteger))
+    h.addRows(len(rows), row_lower, row_upper, len(index), starts,
+              np.array(index, dtype=np.int32), matrix)
     h.changeObjectiveSense(highs.ObjSense.kMaximize)
     return h
 
@@ -285,24 +317,58 @@ def _add_row(h: highs._Highs, coefs: dict[int, float], lo: float, hi: float) -> 
     h.addRow(lo, hi, len(index), index, values)
 
 
-def _weighted(t: Translation, spans: list[int]) -> tuple[Linear, int, list[int]] | None:
-    """The terms as one sum, each outweighing everything after it (mixed-radix weights
-    from the terms' ranges), its constant and the weights; None when the weights are too
-    large for HiGHS's floating point to tell the sum's values apart (:data:`MAX_WEIGHT`)."""
+@dataclass(frozen=True, slots=True)
+class _Term:
+    """A term as ``unit * form + constant``: ``form`` the term's form divided by the gcd
+    of its coefficients (``unit``; None for a term constant over the group), its value in
+    [low, low + span]."""
+
+    form: Linear | None
+    unit: int
+    constant: int
+    low: int
+    span: int
+
+    def value(self, reduced: int) -> int:
+        """The term's value where its reduced form is worth ``reduced``."""
+        return self.unit * reduced + self.constant
+
+
+def _reduce(t: Translation, lows: Sequence[int], spans: Sequence[int]) -> list[_Term]:
+    """Each term of ``t`` divided by its coefficients' gcd (exact: every value of the form
+    is a multiple of it), its range from the model's bounds on the term (``lows``,
+    ``spans``): blockers all worth 2^40 make a term of unit 2^40 whose form counts
+    them."""
+    out: list[_Term] = []
+    for form, k, low, span in zip(t.terms, t.constants, lows, spans, strict=True):
+        if form is None or not form[0]:
+            out.append(_Term(None, 1, k + (0 if form is None else form[1]), 0, 0))
+            continue
+        g = gcd(*form[0].values())
+        reduced: Linear = ({i: c // g for i, c in form[0].items()}, 0)
+        least = -(-(low - k - form[1]) // g)
+        most = (low + span - k - form[1]) // g
+        out.append(_Term(reduced, g, k + form[1], least, max(most - least, 0)))
+    return out
+
+
+def _weighted(terms: list[_Term]) -> tuple[Linear, list[int]] | None:
+    """The reduced terms as one sum, each outweighing everything after it (mixed-radix
+    weights from the terms' ranges), and the weights; None when the sum's range is wider
+    than :data:`MAX_RANGE`."""
     weights: list[int] = []
     weight = 1
-    for span in reversed(spans):
+    for term in reversed(terms):
         weights.append(weight)
-        weight *= span + 1
-    if weight > MAX_WEIGHT:
+        weight *= term.span + 1
+    if weight - 1 > MAX_RANGE:
         return None
     weights.reverse()
     total: dict[int, int] = {}
-    for w, form in zip(weights, t.terms, strict=True):
-        for i, c in ({} if form is None else form[0]).items():
+    for w, term in zip(weights, terms, strict=True):
+        for i, c in ({} if term.form is None else term.form[0]).items():
             total[i] = total.get(i, 0) + w * c
-    constant = sum(w * k for w, k in zip(weights, t.constants, strict=True))
-    return ({i: c for i, c in total.items() if c != 0}, 0), constant, weights
+    return ({i: c for i, c in total.items() if c != 0}, 0), weights
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
@@ -310,12 +376,14 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                 hint: Amounts | None = None, settings: SearchSettings = SHIPPED,
                 cap: int | None = None) -> GroupResult | None:
     """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
-    :func:`trample.solver.cpsat.solve_group`), by HiGHS: in one solve of the terms
-    weighted in mixed radix when the weights are small (:data:`MAX_WEIGHT`), else one
-    term at a time, each fixed at its optimum before the next.
+    :func:`trample.solver.cpsat.solve_group`), by HiGHS: each term divided by the gcd of
+    its coefficients, in one solve of the terms weighted in mixed radix when the sum's
+    range is small (:data:`MAX_RANGE`), else one term at a time, each fixed at its
+    optimum before the next.
 
     Returns None when HiGHS cannot settle the group exactly (a constraint it does not
-    know, an answer that fails the exact check, a bound that does not prove it): the
+    know, a number too large for its floating point (:data:`MAX_RANGE`, found before any
+    run), an answer that fails the exact check, a bound that does not prove it): the
     caller then asks CP-SAT. A stage stopped by ``deadline`` ends the search with its best
     checked assignment (or ``hint``) and the bound HiGHS proved (status ``feasible``).
     With ``cap`` (one term only), the term's value is held at most ``cap``: the optimum
@@ -330,34 +398,41 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     t = translate(built.model, built.expressions)
     if t is None:
         return None
+    reduced = _reduce(t, built.lows, built.spans)
     if cap is not None:
-        [form] = t.terms
-        if form is not None:
-            t.rows.append(_Row(form, None, cap - t.constants[0], ()))
+        [term] = reduced
+        if term.form is not None:
+            t.rows.append(_Row(term.form, None, (cap - term.constant) // term.unit, ()))
+    weighted = _weighted(reduced) if sum(r.form is not None for r in reduced) > 1 else None
+    if weighted is None and any(r.span > MAX_RANGE for r in reduced):
+        return None  # a term too wide for HiGHS's floating point: CP-SAT searches
     x_index = {pair: var.index for pair, var in built.x.items()}
     # Capped, the search ends at the first assignment that reaches the cap: finding
     # one is the heuristics' work (without them, twice as long on a token swarm's part).
     h = _highs(t, heuristics=cap is not None)
+    if h is None:
+        return None
     n = len(t.lower)
-    lows, spans = built.lows, built.spans
-    highs_of = [lo + span for lo, span in zip(lows, spans, strict=True)]
-    weighted = _weighted(t, spans) if sum(f is not None for f in t.terms) > 1 else None
-    # Each stage: a form to maximize, its constant, its greatest value.
-    stages: list[tuple[Linear | None, int, int]]
+    lows = [r.low for r in reduced]
+    spans = [r.span for r in reduced]
+    highs_of = [r.low + r.span for r in reduced]
+    # Each stage: a form to maximize (reduced), its greatest value.
+    stages: list[tuple[Linear | None, int]]
     if weighted is not None:
-        whole, constant, weights = weighted
-        top_sum = sum(w * hi for w, hi in zip(weights, highs_of, strict=True))
-        stages = [(whole, constant, top_sum)]
+        whole, weights = weighted
+        stages = [(whole, sum(w * hi for w, hi in zip(weights, highs_of, strict=True)))]
     else:
         weights = []
-        stages = list(zip(t.terms, t.constants, highs_of, strict=True))
+        stages = [(r.form, hi) for r, hi in zip(reduced, highs_of, strict=True)]
     best: list[int] | None = None
     proved: list[int] = []
+    """Each settled term's optimum, reduced."""
     bound: list[int] | None = None
+    """Reduced, when a stage stops early: a lexicographic bound on the reduced terms."""
     runs = 0
-    for stage, (form, constant, ceiling) in enumerate(stages):
+    for stage, (form, ceiling) in enumerate(stages):
         if form is None:
-            proved.append(constant)
+            proved.append(0)
             continue
         remaining = None if deadline is None else deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
@@ -377,36 +452,32 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         found: list[int] | None = None
         if info.primal_solution_status == 2:  # kSolutionStatusFeasible
             values = [round(v) for v in h.getSolution().col_value]
-            if holds(t, values) and all(_value(f, values) + k >= p for f, k, p in
-                                        zip(t.terms, t.constants, proved, strict=False)
-                                        if f is not None):
+            if holds(t, values) and all(_value(r.form, values) >= p for r, p in
+                                        zip(reduced, proved, strict=False)
+                                        if r.form is not None):
                 found = values
         top = info.mip_dual_bound
-        limit = ceiling - constant
-        top_int = limit if not np.isfinite(top) else min(floor(top + BOUND_SLACK), limit)
+        top_int = ceiling if not np.isfinite(top) else min(floor(top + BOUND_SLACK), ceiling)
         if found is not None:
             value = _value(form, found)
             if status == highs.HighsModelStatus.kOptimal and top_int == value:
                 best = found
                 if weights:
-                    proved = [k if f is None else _value(f, found) + k
-                              for f, k in zip(t.terms, t.constants, strict=True)]
+                    proved = [0 if r.form is None else _value(r.form, found)
+                              for r in reduced]
                 else:
-                    proved.append(value + constant)
-                    # Fixed as form >= value, divided by the coefficients' gcd (exactly:
-                    # the right side rounded up) to keep huge values out of the row.
-                    g = gcd(*form[0].values())
-                    _add_row(h, {i: float(c // g) for i, c in form[0].items()},
-                             float(-(-value // g)), inf)
+                    proved.append(value)
+                    _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value),
+                             inf)
                 continue
         if status != highs.HighsModelStatus.kTimeLimit:
             return None  # not proved, and not for lack of time: CP-SAT settles it
         if found is not None:
             best = found
         if weights:
-            bound = weighted_bound_digits(top_int + constant, weights, lows, spans)
+            bound = weighted_bound_digits(top_int, weights, lows, spans)
         else:
-            bound = [*proved, top_int + constant, *highs_of[stage + 1:]]
+            bound = [*proved, top_int, *highs_of[stage + 1:]]
         break
     amounts: Amounts
     if best is not None:
@@ -429,8 +500,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if bound is not None:
         got = evaluate(space, amounts, terms, exclude)
         base = evaluate(space, {}, terms, exclude)
-        gap = tuple(max(b - (got[term] - base[term]), 0)
-                    for b, term in zip(bound, terms, strict=True))
+        gap = tuple(max(r.value(b) - (got[term] - base[term]), 0)
+                    for r, b, term in zip(reduced, bound, terms, strict=True))
     return GroupResult("optimal" if bound is None else "feasible",
                        {pair: a for pair, a in amounts.items() if a > 0},
                        time.monotonic() - started, runs, gap)
@@ -442,17 +513,23 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     """An upper bound on ``term`` over the amounts of ``sources`` without a search, floored:
     the linear relaxation of the group's model (one LP), or with ``root`` HiGHS's bound
     at the root of its search (the LP strengthened by presolve and cuts, one node);
-    None when HiGHS gives none (or ``deadline`` strikes first)."""
+    None when HiGHS gives none (or ``deadline`` strikes first, or the model's numbers
+    are too large for it, :data:`MAX_RANGE`)."""
     if deadline is not None and deadline <= time.monotonic():
         return None
     built = build_group(space, sources, [term], settings=settings, ceiled=True)
     t = translate(built.model, built.expressions)
     if t is None:
         return None
-    [form] = t.terms
+    [reduced] = _reduce(t, built.lows, built.spans)
+    form = reduced.form
     if form is None:
-        return t.constants[0]
+        return reduced.constant
+    if reduced.span > MAX_RANGE:
+        return None
     h = _highs(t)
+    if h is None:
+        return None
     if deadline is not None:
         h.setOptionValue("time_limit", max(deadline - time.monotonic(), 0.001))
     n = len(t.lower)
@@ -477,4 +554,4 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
         return None
     else:
         top = h.getInfo().objective_function_value
-    return floor(top + BOUND_SLACK) + t.constants[0]
+    return reduced.value(min(floor(top + BOUND_SLACK), reduced.low + reduced.span))

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import replace
+from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +21,7 @@ from trample.solver import api
 from trample.solver.cpsat import solve_group as cpsat_group
 from trample.solver.milp import relaxed_bound
 from trample.solver.milp import solve_group as milp_group
-from trample.solver.objectives import evaluate
+from trample.solver.objectives import OUTCOME_TERMS, evaluate
 from trample.solver.rules import legal_space
 from trample.solver.search_settings import SearchSettings
 from trample.solver.validate import violations
@@ -90,8 +94,85 @@ def shared_blockers(values: list[int]) -> dict:
             "creatures": creatures}
 
 
-# Derandomized: which examples run must not change from run to run (a combat of four
-# values of -2^40 is settled by CP-SAT's fallback, not HiGHS, still exactly).
+HUGE = (2**40, 2**40 - 1, -(2**40), -(2**40) + 1, 2**39, 2**30 + 1, 2**20)
+"""Values at the edge of what a combat allows (magnitude 2^40) and near HiGHS's range
+(:data:`trample.solver.milp.MAX_RANGE`), for the precision tests."""
+
+
+@contextmanager
+def highs_models() -> Iterator[list[int]]:
+    """Count the HiGHS models built (one per search) while inside."""
+    from trample.solver import milp
+
+    built: list[int] = []
+    original = milp._highs
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return original(*args, **kwargs)
+
+    with patch.object(milp, "_highs", counted):
+        yield built
+
+
+def test_blockers_all_worth_minus_2_40_are_settled_by_highs() -> None:
+    """Four blockers of value -2^40, the nine outcome terms: the deaths term's LP values
+    (about 2^42) carried a floating-point error of 0.003, above HiGHS's tolerance, so it
+    pruned the optimum (one death) and answered two deaths as optimal (caught by the
+    exact check, and CP-SAT searched again). Divided by its coefficients' gcd, the term
+    counts deaths, and HiGHS proves the brute force's optimum itself."""
+    doc = shared_blockers([-(2**40)] * 4)
+    terms = list(OUTCOME_TERMS)
+    best = brute.optimum(doc, "attackers", terms)
+    assert best[:2] == (0, -(2**40))
+    space = legal_space(Combat.from_json(doc), "attackers")
+    [part] = space.parts
+    with highs_models() as built:
+        ours = milp_group(space, list(part.sources), terms)
+    assert ours is not None and ours.status == "optimal"
+    assert len(built) == 1
+    assert tuple(evaluate(space, ours.amounts, terms).values()) == best
+    result = api.solve(doc, objective=terms, settings=MILP)
+    assert tuple(result["objective"].values()) == best
+    assert brute.is_legal(doc, "attackers", as_amounts(result["assignment"]))
+
+
+def test_a_term_too_wide_for_highs_goes_to_cpsat_without_a_run() -> None:
+    """Blockers of values 2^40 and 3 on the deaths term: its gcd is 1 and its range far
+    beyond MAX_RANGE, so HiGHS is not even set up; CP-SAT answers the optimum."""
+    doc = shared_blockers([2**40, 3, 2**40 - 1])
+    space = legal_space(Combat.from_json(doc), "attackers")
+    [part] = space.parts
+    for terms in (["deaths"], list(OUTCOME_TERMS)):
+        with highs_models() as built:
+            assert milp_group(space, list(part.sources), terms) is None
+            assert relaxed_bound(space, list(part.sources), "deaths") is None
+        assert built == []
+        result = api.solve(doc, objective=terms, settings=MILP)
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+
+
+def test_a_row_too_large_for_highs_goes_to_cpsat_without_a_run() -> None:
+    """A player at 2^35 life: the row of whether the player loses needs a big-M of 2^35,
+    beyond MAX_RANGE, so no HiGHS instance is made; CP-SAT answers the optimum."""
+    from trample.solver import milp
+    from trample.solver.cpsat import build_group
+
+    doc = shared_blockers([1, 2, 3])
+    doc["players"][1]["life"] = 2**35
+    space = legal_space(Combat.from_json(doc), "attackers")
+    [part] = space.parts
+    terms = ["losses", "deaths", "life_loss"]
+    built = build_group(space, list(part.sources), terms, ceiled=True)
+    translation = milp.translate(built.model, built.expressions)
+    assert translation is not None
+    assert milp._highs(translation) is None
+    assert milp_group(space, list(part.sources), terms) is None
+    result = api.solve(doc, objective=terms, settings=MILP)
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+
+
+# Derandomized: which examples run must not change from run to run.
 @settings(max_examples=25, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(values=st.lists(st.sampled_from([2**40, 2**40 - 1, -(2**40), 1, -1, 0, 3]),
@@ -100,7 +181,9 @@ def shared_blockers(values: list[int]) -> dict:
 def test_huge_and_negative_values_keep_every_term(values: list[int],
                                                   data: st.DataObject) -> None:
     """Values up to 2^40, negative ones, and every term in turn: a weighted float
-    objective would round the later terms away; the MILP's answer is the brute force's."""
+    objective would round the later terms away; the MILP's answer is the brute force's.
+    HiGHS settles the part itself unless a term is too wide for it (then it is not set
+    up at all, and CP-SAT searches)."""
     doc = shared_blockers(values)
     terms = terms_for("attackers", data)
     result = api.solve(doc, objective=terms, settings=MILP)
@@ -109,13 +192,61 @@ def test_huge_and_negative_values_keep_every_term(values: list[int],
     assert brute.is_legal(doc, "attackers", amounts)
     best = brute.optimum(doc, "attackers", terms)
     assert tuple(result["objective"].values()) == best
-    # HiGHS itself, not a fallback nor a method without search, settles the part.
     space = legal_space(Combat.from_json(doc), "attackers")
     [part] = space.parts
-    ours = milp_group(space, list(part.sources), terms)
-    assert ours is not None
-    assert ours.status == "optimal"
-    assert tuple(evaluate(space, ours.amounts, terms).values()) == best
+    with highs_models() as built:
+        ours = milp_group(space, list(part.sources), terms)
+    if ours is None:
+        assert built == []
+        # Only a term whose values are not all multiples of one huge unit is too wide.
+        assert len({abs(v) for v in values if v}) > 1
+    else:
+        assert ours.status == "optimal"
+        assert tuple(evaluate(space, ours.amounts, terms).values()) == best
+
+
+@st.composite
+def with_huge_values(draw: st.DrawFn) -> dict:
+    """A combat of the usual strategies whose creatures' values are drawn adversarially:
+    at the edge of the allowed magnitude, near HiGHS's range, equal or one apart, tiny."""
+    doc = draw(st.one_of(combats(rich=True), contests(), token_swarms()))
+    unit = draw(st.sampled_from(HUGE))
+    value = st.one_of(st.sampled_from(HUGE), st.integers(-3, 3),
+                      st.integers(-(2**40), 2**40),
+                      st.integers(-3, 3).map(lambda k: max(-(2**40), min(k * unit, 2**40))))
+    for creature in doc["creatures"]:
+        creature["value"] = draw(value)
+    return doc
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=with_huge_values(), side=SIDES, data=st.data())
+def test_adversarial_values_reach_the_brute_force_optimum(doc: dict, side: str,
+                                                          data: st.DataObject) -> None:
+    """Whichever backend settles each part (HiGHS, or CP-SAT when HiGHS cannot), the
+    answer is legal and the brute force's optimum; a HiGHS bound without search is never
+    below the most a part can kill."""
+    terms = terms_for(side, data)
+    for chosen in (MILP, SWARM):
+        result = api.solve(copy.deepcopy(doc), side=side, objective=terms, settings=chosen)
+        assert result["status"] == "optimal"
+        assert brute.is_legal(doc, side, as_amounts(result["assignment"])), result
+        assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
+    space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
+    for part in space.parts:
+        sources = list(part.sources)
+        ours = milp_group(space, sources, terms)
+        theirs = cpsat_group(space, sources, terms)
+        if ours is not None:
+            assert ours.status == "optimal"
+            assert evaluate(space, ours.amounts, terms) == \
+                evaluate(space, theirs.amounts, terms)
+        # The bound is on what the part adds to the kills of damage already dealt.
+        most = evaluate(space, cpsat_group(space, sources, ["kills"]).amounts,
+                        ["kills"])["kills"] - evaluate(space, {}, ["kills"])["kills"]
+        bound = relaxed_bound(space, sources, "kills")
+        assert bound is None or bound >= most
 
 
 def many_parts() -> dict:
