@@ -57,8 +57,12 @@ THRESHOLD_TERMS = ("lethal", "planeswalker_kills", "battle_kills")
 MAX_CANDIDATES = 1_024
 """Most candidates of one source (amounts to its tracked creatures times its splits)."""
 MAX_WORK = 100_000
-"""Most (state, candidate) transitions of the dynamic program: estimated before it
-starts (from the open targets' thresholds), counted while it runs."""
+"""Most (state, candidate) transitions of the dynamic program, plus
+:data:`WORK_PER_SOURCE` per source: estimated before it starts (from the open targets'
+thresholds), counted while it runs."""
+WORK_PER_SOURCE = 200
+GREEDY_SOURCES = 64
+"""Groups of more sources keep their parts' order rather than the greedy one."""
 
 Vector = tuple[int, ...]
 State = tuple[tuple[int, ...], tuple[bool, ...]]
@@ -120,7 +124,10 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     inner = exclude | frozenset(tracked)
 
     touches = [[index[r.id] for r in s.recipients if r.id in index] for s in sources]
-    order = greedy_order(touches)
+    # The greedy order looks at every source left for each one placed: a large group
+    # keeps its parts' order (each part's sources together).
+    order = greedy_order(touches) if len(sources) <= GREEDY_SOURCES \
+        else list(range(len(sources)))
     last: dict[int, int] = {}
     for n, j in enumerate(order):
         for i in touches[j]:
@@ -128,7 +135,9 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     closing: list[list[int]] = [[] for _ in order]
     for i, n in last.items():
         closing[n].append(i)
-    if _estimated_work(order, touches, closing, cap, sources, index, creatures) > MAX_WORK:
+    budget = MAX_WORK + WORK_PER_SOURCE * len(sources)
+    if _estimated_work(order, touches, closing, cap, sources, index, creatures,
+                       sweep, budget) > budget:
         return None
 
     start: State = (tuple(0 for _ in tracked), tuple(False for _ in tracked))
@@ -144,7 +153,7 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
         following: dict[State, tuple[Vector, tuple[int, ...]]] = {}
         for (got, used), (value, path) in states.items():
             work += len(found)
-            if work > MAX_WORK:
+            if work > budget:
                 return None
             for k, (_, gain, sent, requires) in enumerate(found):
                 reached = [min(a + b, c) for a, b, c in zip(got, sent, cap, strict=True)]
@@ -190,21 +199,22 @@ def _is_creature(space: LegalSpace, target: str) -> bool:
 
 def _estimated_work(order: list[int], touches: list[list[int]], closing: list[list[int]],
                     cap: tuple[int, ...], sources: list[Source], index: dict[str, int],
-                    creatures: frozenset[str]) -> int:
-    """An upper estimate of the transitions: per source, its candidates times the states
-    of the targets open when it comes (each capped damage, and a flag)."""
+                    creatures: frozenset[str], sweep: int | None, budget: int) -> int:
+    """An estimate of the transitions: per source, its candidates times the states of
+    the targets open when it comes (each capped damage, and a flag), but for the target
+    the states are pruned along (``sweep``), whose count the pruning keeps small."""
     tracked = {i: t for t, i in index.items()}
     open_: set[int] = set()
     total = 0
     for n, j in enumerate(order):
         open_.update(touches[j])
-        states = prod(2 * (cap[i] + 1) for i in open_)
+        states = prod(2 * (cap[i] + 1) for i in open_ if i != sweep)
         s = sources[j]
         choices = prod(cap[index[r.id]] + 1 for r in s.recipients
                        if r.id in index and tracked[index[r.id]] in creatures)
         past = sum(1 for r in s.recipients if r.kind != "creature")
         total += states * choices * (2 + (s.power if past > 1 else 0))
-        if total > MAX_WORK:
+        if total > budget:
             return total
         open_.difference_update(closing[n])
     return total
