@@ -42,6 +42,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "one thread": {"threads": 1},
     "CP-SAT only (no HiGHS)": {"backend": "cpsat"},
     "HiGHS for every coupled part": {"backend": "milp"},
+    "no dynamic program (every coupled group searched)": {"dynamic_program": False},
 }
 """Each configuration: the fields of :class:`SearchSettings` it changes from the shipped
 ones."""
@@ -61,6 +62,9 @@ FAMILIES: dict[str, tuple[str, Maker, Maker]] = {
     "tokens": ("30 attackers, 90 tokens of four kinds, 30% blocking 2-3",
                lambda seed: generators.token_swarm(30, 90, 0.3, seed),
                lambda seed: generators.token_swarm(10, 30, 0.3, seed)),
+    "ranks": ("160 tramplers on 80 players, two each, each with blockers of its own",
+              lambda seed: generators.split_ranks(160, seed),
+              lambda seed: generators.split_ranks(20, seed)),
     "pileup": ("200 attackers on 4 planeswalkers and a player",
                lambda seed: generators.planeswalker_pileup(200, seed),
                lambda seed: generators.planeswalker_pileup(20, seed)),

@@ -185,7 +185,8 @@ each term could still gain (a lexicographic upper bound on the improvement)."""
 
 
 def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                    exclude: frozenset[str]) -> Amounts | None:
+                    exclude: frozenset[str], settings: SearchSettings = SHIPPED
+                    ) -> Amounts | None:
     """The group's optimum when an exact method without search applies, else None."""
     sources = [s for part in group for s in part.sources]
     if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
@@ -194,7 +195,7 @@ def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[st
         found = solve_lone(space, sources[0], terms, exclude)
         if found is not None:
             return found
-    if len(sources) > 1:
+    if len(sources) > 1 and settings.dynamic_program:
         found = solve_lone_group(space, group, terms, exclude)
         if found is not None:
             return found
@@ -350,7 +351,7 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
     answers: list[GroupAnswer | None] = []
     hard: list[int] = []
     for i, group in enumerate(groups):
-        found = _without_search(space, group, terms, exclude)
+        found = _without_search(space, group, terms, exclude, settings)
         answers.append(None if found is None else (None, found))
         if found is None:
             hard.append(i)
@@ -597,7 +598,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
     # once: their parts alone would most likely be searched again together (on a token
     # swarm of 100 x 300, a 230-pair part searched alone, then bounded, then again with
     # its group: half the time).
-    early = _early_groups(space, terms, disputed)
+    early = _early_groups(space, terms, disputed, settings)
     inside = {i for indices in early for i in indices}
     alone = [i for i in range(len(parts)) if i not in inside]
     answers = solve_groups(space, [[parts[i]] for i in alone], terms, exclude, deadline,
@@ -639,7 +640,8 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                                                           for s in parts[i].sources))
             for ceiling in (True, False):
                 reaching = [parts[i] for i in disputed[t]]
-                if not ceiling and not lone_shaped(space, reaching) and \
+                if not ceiling and not (settings.dynamic_program
+                                        and lone_shaped(space, reaching)) and \
                         _reaches(space, reaching, t, need[t], lambda: together):
                     break  # a legal split reaches it: open, no bound can close it
                 most = 0
@@ -724,7 +726,8 @@ def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int
 
 
 def _early_groups(space: LegalSpace, terms: Sequence[str],
-                  disputed: dict[str, tuple[int, ...]]) -> list[list[int]]:
+                  disputed: dict[str, tuple[int, ...]],
+                  settings: SearchSettings = SHIPPED) -> list[list[int]]:
     """The groups of parts (indices in ``space.parts``) with a contested target (of
     ``disputed``, not counted by an outcome term) that a greedy split of its parts shows
     reachable (:func:`_reaches`): searched as one group at once, not each part alone
@@ -746,7 +749,8 @@ def _early_groups(space: LegalSpace, terms: Sequence[str],
     early: list[list[int]] = []
     for group_parts in groups(space, terms):
         indices = [position[id(p)] for p in group_parts]
-        if len(indices) < 2 or lone_shaped(space, group_parts):
+        if len(indices) < 2 or (settings.dynamic_program
+                                and lone_shaped(space, group_parts)):
             continue  # (a lone group is settled by its dynamic program, when open)
         touched = [t for t, members in disputed.items() if members[0] in indices]
         if any(t not in by_outcome and _reaches(space, [parts[i] for i in disputed[t]], t,

@@ -100,6 +100,9 @@ class SearchSettings:
     least :attr:`milp_probe_pairs` pairs to HiGHS without the short CP-SAT try."""
     second_try: bool = True
     """Whether CP-SAT follows an unproved first try with the portfolio."""
+    dynamic_program: bool = True
+    """Whether groups coupled only by thresholds are settled without search when narrow
+    enough (:mod:`trample.solver.lone_groups`)."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
     cancel: Cancel | None = None

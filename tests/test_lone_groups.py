@@ -14,6 +14,7 @@ from trample.solver import api
 from trample.solver.lone_groups import solve_lone_group
 from trample.solver.optimize import contested
 from trample.solver.rules import legal_space
+from trample.solver.search_settings import SearchSettings
 
 import brute
 from strategies import split_count
@@ -218,3 +219,16 @@ def test_a_shared_blocker_is_killed_by_one_so_that_the_other_tramples_over() -> 
     assert found is not None and brute.is_legal(shared, "attackers", found)
     assert brute.objective(shared, "attackers", found, ["lethal", "kills", "player_damage"]) \
         == (1, 1, 5) == brute.optimum(shared, "attackers", ["lethal", "kills", "player_damage"])
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+def test_the_search_finds_what_the_program_finds(kind: str) -> None:
+    """With the program switched off (``SearchSettings.dynamic_program``) the search
+    proves the same optimum on the same groups."""
+    off = SearchSettings(dynamic_program=False)
+    for seed in range(0, 120, 4):
+        doc = GENERATORS[kind](seed)
+        with_program = api.solve(doc)
+        searched = api.solve(doc, settings=off)
+        assert with_program["status"] == searched["status"] == "optimal"
+        assert with_program["objective"] == searched["objective"], seed

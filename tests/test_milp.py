@@ -29,7 +29,7 @@ from trample.solver.validate import violations
 import brute
 from strategies import combats, contests, token_swarms
 
-MILP = SearchSettings(backend="milp")
+MILP = SearchSettings(backend="milp", dynamic_program=False)
 SIDES = st.sampled_from(["attackers", "blockers"])
 SMALL = settings(max_examples=40, deadline=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -268,7 +268,8 @@ def many_parts() -> dict:
 def test_answer_is_identical_whatever_the_threads() -> None:
     doc = many_parts()
     answers = {json.dumps(api.solve(copy.deepcopy(doc),
-                                    settings=SearchSettings(backend="milp", threads=n)),
+                                    settings=SearchSettings(backend="milp", threads=n,
+                                                            dynamic_program=False)),
                           sort_keys=True)
                for n in (1, 2, 3)}
     answers = {json.dumps({k: v for k, v in json.loads(a).items() if k != "stats"},
@@ -284,7 +285,8 @@ def test_highs_and_cpsat_on_two_threads_at_once() -> None:
     def run(i: int) -> dict:
         backend = "milp" if i % 2 else "cpsat"
         return api.solve(copy.deepcopy(doc),
-                         settings=SearchSettings(backend=backend, threads=2))
+                         settings=SearchSettings(backend=backend, threads=2,
+                                                 dynamic_program=False))
 
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(run, range(8)))
@@ -348,7 +350,7 @@ def test_the_backend_can_be_chosen_from_the_environment() -> None:
         assert done.stdout.strip() == expected
 
 
-SWARM = SearchSettings(milp_probe_pairs=1, milp_alike=0, threads=1)
+SWARM = SearchSettings(milp_probe_pairs=1, milp_alike=0, threads=1, dynamic_program=False)
 """Every searched group taken for a token swarm's part: all of them in one HiGHS model."""
 
 
@@ -403,13 +405,14 @@ def test_small_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # ty
         return original(space, sources, *args, **kwargs)
 
     doc = many_parts()
-    alone = SearchSettings(backend="cpsat", threads=1)
+    alone = SearchSettings(backend="cpsat", threads=1, dynamic_program=False)
     expected = api.solve(copy.deepcopy(doc), settings=alone)
     monkeypatch.setattr(cpsat, "solve_group", counted)
     answers = set()
     for n in (1, 2, 3):
         calls.clear()
-        result = api.solve(copy.deepcopy(doc), settings=SearchSettings(threads=n))
+        result = api.solve(copy.deepcopy(doc),
+                           settings=SearchSettings(threads=n, dynamic_program=False))
         assert calls[0] == 9
         assert result["status"] == "optimal"
         assert result["objective"] == expected["objective"]
