@@ -47,7 +47,7 @@ from math import prod
 from trample.solver.assignment import Amounts
 from trample.solver.counting import greedy_order
 from trample.solver.fastpath import _knapsack, solve_lone
-from trample.solver.objectives import evaluate, scoring
+from trample.solver.objectives import DAMAGE_KINDS, scoring
 from trample.solver.rules import LegalSpace, Part, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
@@ -118,8 +118,8 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
              for t in tracked}
     # Only a target every increase of which helps may prune (a creature of negative
     # value is better left alive).
-    helpful = [i for i, t in enumerate(tracked)
-               if t not in creatures or worth.get(t, 0) >= 0 or not kills_at]
+    helpful = {i for i, t in enumerate(tracked)
+               if t not in creatures or worth.get(t, 0) >= 0 or not kills_at}
     sweep = max(helpful, key=lambda i: cap[i]) if helpful else None
     inner = exclude | frozenset(tracked)
 
@@ -140,9 +140,11 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                        sweep, budget) > budget:
         return None
 
-    start: State = (tuple(0 for _ in tracked), tuple(False for _ in tracked))
+    # The state holds the open targets only, in the order they opened: a target opens
+    # at its first source and closes after its last.
+    opened: list[int] = []
     states: dict[State, tuple[Vector, tuple[int, ...]]] = {
-        start: (tuple(0 for _ in terms), ())}
+        ((), ()): (tuple(0 for _ in terms), ())}
     options: list[list[Candidate]] = []
     work = 0
     for n, j in enumerate(order):
@@ -150,37 +152,54 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
         if found is None or not found:
             return None
         options.append(found)
+        fresh = [i for i in touches[j] if i not in opened]
+        ext = opened + fresh
+        at = {i: p for p, i in enumerate(ext)}
+        limit = [cap[i] for i in ext]
+        shut = [(at[i], i) for i in closing[n]]
+        keep = [p for p, i in enumerate(ext) if last[i] != n]
+        moves = [(gain, [(at[i], a) for i, a in enumerate(sent) if a],
+                  [at[i] for i, flag in enumerate(requires) if flag])
+                 for _, gain, sent, requires in found]
+        pad_got = (0,) * len(fresh)
+        pad_used = (False,) * len(fresh)
         following: dict[State, tuple[Vector, tuple[int, ...]]] = {}
         for (got, used), (value, path) in states.items():
-            work += len(found)
+            work += len(moves)
             if work > budget:
                 return None
-            for k, (_, gain, sent, requires) in enumerate(found):
-                reached = [min(a + b, c) for a, b, c in zip(got, sent, cap, strict=True)]
-                now = [a or b for a, b in zip(used, requires, strict=True)]
-                total = list(value)
-                for a, b in enumerate(gain):
-                    total[a] += b
-                for i in closing[n]:
-                    met = reached[i] >= cap[i]
-                    if now[i] and not met:
+            base_got = got + pad_got
+            base_used = used + pad_used
+            for k, (gain, sent, requires) in enumerate(moves):
+                reached = list(base_got)
+                for p, a in sent:
+                    v = reached[p] + a
+                    reached[p] = v if v < limit[p] else limit[p]
+                now = list(base_used)
+                for p in requires:
+                    now[p] = True
+                total = [x + y for x, y in zip(value, gain, strict=True)]
+                for p, i in shut:
+                    met = reached[p] >= limit[p]
+                    if now[p] and not met:
                         break  # a recipient used that requires it, short of it (702.19b-c)
                     t = tracked[i]
                     if t in creatures:
                         if met:
                             for a in kills_at:
                                 total[a] += worth.get(t, 0)
-                    elif reached[i] >= need.get(t, cap[i] + 1):
+                    elif reached[p] >= need.get(t, cap[i] + 1):
                         for a in steps[t]:
                             total[a] += 1
-                    reached[i] = 0
-                    now[i] = False
                 else:
-                    nxt = (tuple(reached), tuple(now))
+                    nxt = (tuple(reached[p] for p in keep), tuple(now[p] for p in keep))
                     kept = following.get(nxt)
                     candidate = tuple(total)
                     if kept is None or candidate > kept[0]:
                         following[nxt] = (candidate, (*path, k))
+        opened = [ext[p] for p in keep]
+        open_helpful = [q for q, i in enumerate(opened) if i in helpful]
+        sweep = max(open_helpful, key=lambda q: cap[opened[q]]) if open_helpful else None
         states = following if sweep is None else _undominated(following, sweep)
     best = max(states.values(), default=None, key=lambda entry: entry[0])
     if best is None:
@@ -267,7 +286,7 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
         alone = solve_lone(space, source, terms, exclude)
         if alone is None:
             return None
-        value = tuple(evaluate(space, alone, terms, exclude).values())
+        value = _value(space, source, alone, terms, exclude)
         return [(alone, value, (0,) * width, (False,) * width)]
     items = [r.id for r in source.recipients if r.id in creatures]
     walls = [r.id for r in source.recipients if r.kind == "creature" and r.id not in creatures]
@@ -289,7 +308,7 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
     found: list[Candidate] = []
 
     def add(amounts: Amounts, given: dict[str, int], requires: set[str]) -> None:
-        value = tuple(evaluate(space, amounts, terms, exclude).values())
+        value = _value(space, source, amounts, terms, exclude)
         sent = [0] * width
         for (_, target), amount in amounts.items():
             i = index.get(target)
@@ -394,3 +413,36 @@ def _hold(source_id: str, open_walls: list[str], already: list[str], filled: lis
                     amounts[w] = give
                     left -= give
     return {(source_id, w): a for w, a in amounts.items() if a > 0}, None
+
+
+def _value(space: LegalSpace, source: Source, amounts: Amounts, terms: Sequence[str],
+           exclude: frozenset[str]) -> Vector:
+    """What ``source``'s split adds to each term, up to a constant the same for all its
+    splits: it is the only source of each blocker and target in ``amounts`` whose
+    threshold counts (shared ones are tracked and in ``exclude``), so its kills and
+    thresholds are read from its own amounts (a term's value on the whole assignment
+    is the sum over the sources, plus what no split changes)."""
+    score = scoring(space)
+    kind = score.kind
+    values: list[int] = []
+    for term in terms:
+        total = 0
+        if term == "kills":
+            worth = score.killable
+            for (_, target), amount in amounts.items():
+                value = worth.get(target)
+                if value is not None and amount >= space.lethal_from(source, target):
+                    total += value
+        elif term in DAMAGE_KINDS:
+            wanted = DAMAGE_KINDS[term]
+            for (_, target), amount in amounts.items():
+                if kind[target] == wanted:
+                    total += amount
+        else:
+            need = score.assigned_thresholds[term]
+            for (_, target), amount in amounts.items():
+                n = need.get(target)
+                if n is not None and amount >= n and target not in exclude:
+                    total += 1
+        values.append(total)
+    return tuple(values)
