@@ -40,6 +40,7 @@ from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import parse_assignment, to_entries
 from trample.solver.cancel import Cancel
 from trample.solver.counting import Census
+from trample.solver.fastpath import Single, solve_single
 from trample.solver.objectives import parse_objective
 from trample.solver.optimize import Solution, check_legal
 from trample.solver.optimize import solve as optimize
@@ -409,6 +410,9 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     terms = parse_objective(_field(document, "objective", objective), space.side)
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     try:  # _reporting, inline: a context manager costs a tiny solve some 2%
+        single = solve_single(space, terms)
+        if single is not None:
+            return _single_result(space, single)
         found = optimize(space, terms, seconds, settings, deadline=begin + seconds)
     except InternalError as exc:
         note = bug_report_note("solve", {"params": {
@@ -426,6 +430,21 @@ def _solve_result(space: LegalSpace, found: Solution) -> SolveResult:
         result["bound"] = found.bound
     result["assignment"] = to_entries(space, found.amounts)
     return cast(SolveResult, result)
+
+
+def _single_result(space: LegalSpace, single: Single) -> SolveResult:
+    """:func:`_solve_result` of a single source's answer (:func:`solve_single`): proved
+    optimal, its entries in the order of the source's recipients (the canonical order of
+    a space of one source)."""
+    amounts, objective = single
+    sid = space.sources[0].id
+    entries = []
+    for r in space.sources[0].recipients:
+        amount = amounts.get((sid, r.id))
+        if amount is not None:
+            entries.append({"source": sid, "target": r.id, "amount": amount})
+    return cast(SolveResult, {"status": "optimal", "side": space.side, "step": space.step,
+                              "objective": dict(objective), "assignment": entries})
 
 
 def _entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
@@ -674,6 +693,9 @@ class Prepared:
         terms = parse_objective(_field(document, "objective", objective), space.side)
         seconds = parse_time_limit(_field(document, "time_limit", time_limit))
         try:  # _reporting, inline (as in solve): the handle is the fast path
+            single = solve_single(space, terms)
+            if single is not None:
+                return _single_result(space, single)
             found = optimize(space, terms, seconds)
         except InternalError as exc:
             note = bug_report_note("solve", {"params": {

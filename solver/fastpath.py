@@ -27,9 +27,17 @@ import math
 from collections.abc import Sequence
 
 from trample.models.combat import Player
+from trample.models.errors import InternalError
 from trample.models.outcomes import POISON_TO_LOSE
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import PLAIN_TERMS, evaluate, scoring
+from trample.solver.objectives import (
+    PLAIN_TERMS,
+    assigned_values,
+    evaluate,
+    plain_plan,
+    plain_values,
+    scoring,
+)
 from trample.solver.rules import LegalSpace, Recipient, Source
 
 MAX_CELLS = 150_000_000
@@ -77,8 +85,11 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
             bundles.append((kind, take))
             left -= take
             size *= 2
-    if len(bundles) * (capacity + 1) > MAX_CELLS:
+    cells = len(bundles) * (capacity + 1)
+    if cells > MAX_CELLS:
         return None
+    if cells <= SMALL_CELLS:
+        return _small_knapsack(kinds, bundles, capacity, unit)
     import numpy as np  # only for real knapsacks: keeps `import trample.solver` light
     best = np.zeros(capacity + 1, dtype=np.int64)
     take_row = np.zeros((len(bundles), capacity + 1), dtype=np.bool_)
@@ -100,6 +111,42 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
     return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
 
 
+SMALL_CELLS = 512
+"""Tables up to this many cells are filled in plain Python (a tiny combat's knapsack:
+NumPy's fixed cost per call is many times the work)."""
+
+
+def _small_knapsack(kinds: dict[tuple[int, int], list[int]],
+                    bundles: list[tuple[tuple[int, int], int]], capacity: int,
+                    unit: int) -> list[int]:
+    """:func:`_knapsack`'s table in plain Python, cell for cell the same: a bundle is taken
+    at a capacity when it strictly improves on the row above, and the chosen bundles are
+    read back from the last row, so the subset is the one the array version chooses."""
+    best = [0] * (capacity + 1)
+    take_rows: list[list[bool]] = []
+    for (cost, value), count in bundles:
+        weight = cost // unit * count
+        take = [False] * (capacity + 1)
+        take_rows.append(take)
+        if weight > capacity:
+            continue
+        gain = value * count
+        # From the top down: each cell reads the row above (cells below not yet updated).
+        for c in range(capacity, weight - 1, -1):
+            candidate = best[c - weight] + gain
+            if candidate > best[c]:
+                take[c] = True
+                best[c] = candidate
+    taken: dict[tuple[int, int], int] = {}
+    left = capacity
+    for row in range(len(bundles) - 1, -1, -1):
+        if take_rows[row][left]:
+            kind, count = bundles[row]
+            taken[kind] = taken.get(kind, 0) + count
+            left -= kind[0] // unit * count
+    return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
+
+
 def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                exclude: frozenset[str] = frozenset()) -> Amounts | None:
     """The first best legal split of a source that shares no recipient (None: the
@@ -113,6 +160,24 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
         # Prevention, factors, counters and lifelink make where the holding excess goes
         # and which blockers die depend on more than lethal thresholds.
         return None
+    candidates = _lone_candidates(space, source)
+    if candidates is None:
+        return None
+    if len(candidates) == 1:
+        return candidates[0]
+    best: Amounts | None = None
+    best_key: tuple[int, ...] | None = None
+    for amounts in candidates:
+        key = tuple(evaluate(space, amounts, terms, exclude).values())
+        if best_key is None or key > best_key:
+            best, best_key = amounts, key
+    return best
+
+
+def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
+    """The holding and passing candidates of a source alone in its part (see the module's
+    docstring), legal by construction; an optimum of any assigned-damage objective is
+    among them. None: the knapsack would be too large."""
     walls = [r.id for r in source.recipients if r.kind == "creature"]
     others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power
@@ -151,15 +216,104 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                         amounts[(source.id, target)] = amount
                 candidates.append(amounts)
 
-    if len(candidates) == 1:
-        return candidates[0]
-    best: Amounts | None = None
-    best_key: tuple[int, ...] | None = None
-    for amounts in candidates:
-        key = tuple(evaluate(space, amounts, terms, exclude).values())
-        if best_key is None or key > best_key:
-            best, best_key = amounts, key
-    return best
+    return candidates
+
+
+Single = tuple[Amounts, dict[str, int]]
+"""A single source's answer and the value of each objective term for it."""
+
+
+def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
+    """:func:`trample.solver.optimize.solve`'s answer (the same assignment, the same
+    objective values, proved optimal) on a space of one source on a plain combat
+    (:attr:`~trample.solver.objectives.Scoring.plain`), a tiny combat's usual shape;
+    None when another method must answer (several sources, a moved choice, two sets of
+    splits, a combat that is not plain, a knapsack too large).
+
+    What ``optimize.solve`` does there, without its general machinery: the outcome
+    terms read as their assigned-damage terms, the source's candidates
+    (:func:`_lone_candidates`; a lone unconditioned recipient takes all) each scored once
+    on those terms, the first best kept, its objective read from the same scores. The
+    answer is checked legal (:func:`lone_legal`) and kept with the space for the next
+    request with the same terms."""
+    if space.alternatives or len(space.sources) != 1 or space.combat.moved:
+        return None
+    asked = terms if type(terms) is tuple else tuple(terms)
+    memo = space.memo
+    known: dict[tuple[str, ...], Single] | None = memo.get("single")
+    if known is not None:
+        found = known.get(asked)
+        if found is not None:
+            return found
+    source = space.sources[0]
+    recipients = source.recipients
+    if not recipients:
+        return None
+    score = scoring(space)
+    if not score.plain:
+        return None
+    bases, shifted = plain_plan(asked)
+    if len(recipients) == 1 and not recipients[0].gated:
+        best: Amounts = {(source.id, recipients[0].id): source.power}
+        values = assigned_values(space, score, best, bases)
+    else:
+        candidates = _lone_candidates(space, source)
+        if candidates is None:
+            return None
+        best = candidates[0]
+        values = assigned_values(space, score, best, bases)
+        if len(candidates) > 1:
+            best_key = tuple(values.values())
+            for amounts in candidates[1:]:
+                scored = assigned_values(space, score, amounts, bases)
+                key = tuple(scored.values())
+                if key > best_key:
+                    best, values, best_key = amounts, scored, key
+    if not lone_legal(space, source, best):
+        from trample.solver.validate import violations
+
+        found_wrong = violations(space, best)
+        why = f": {found_wrong[0].message} ({found_wrong[0].rule})" if found_wrong else ""
+        raise InternalError(f"solve produced an illegal assignment{why}")
+    answer = (best, plain_values(space, score, values, asked, shifted))
+    if known is None:
+        known = memo["single"] = {}
+    if len(known) < 16:  # a handful of objectives are asked of one combat
+        known[asked] = answer
+    return answer
+
+
+def lone_legal(space: LegalSpace, source: Source, amounts: Amounts) -> bool:
+    """Whether ``amounts``, every entry of it from ``source``, the only source of its
+    space, is legal: each entry positive and to one of its recipients, all of its power
+    assigned (510.1a), and each recipient it assigns to past its conditions (702.19b-e:
+    every creature it requires lethally assigned, 510.1e, or dealt deathtouch damage,
+    702.2c; the planeswalker it requires loyalty-assigned, 702.19c). What
+    :func:`~trample.solver.validate.violations` judges, for that one source."""
+    sid = source.id
+    received: dict[str, int] = {}
+    total = 0
+    for (s, t), amount in amounts.items():
+        if s != sid or amount <= 0:
+            return False
+        received[t] = amount
+        total += amount
+    if total != source.power:
+        return False
+    thresholds = space.thresholds
+    touching = space.deathtouch_pairs
+    for r in source.recipients:
+        got = received.pop(r.id, 0)
+        if got <= 0:
+            continue
+        for c in r.requires_lethal:
+            given = amounts.get((sid, c), 0)
+            if given < thresholds[c] and not (given > 0 and (sid, c) in touching):
+                return False
+        walker = r.requires_loyalty
+        if walker is not None and amounts.get((sid, walker), 0) < thresholds[walker]:
+            return False
+    return not received  # nothing to a target that is none of its recipients
 
 
 def _plain_source(space: LegalSpace, source: Source) -> bool:

@@ -397,6 +397,14 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         if len(kept) >= 8:
             kept.clear()
         kept[key] = assigned
+    return plain_values(space, score, assigned, terms, shifted)
+
+
+def plain_values(space: LegalSpace, score: Scoring, assigned: Mapping[str, int],
+                 terms: Sequence[str], shifted: bool) -> dict[str, int]:
+    """On a plain combat, the value of each of ``terms`` (a new dict, in their order) from
+    ``assigned``, the values of the assigned-damage terms they read (:func:`plain_plan`),
+    and whether any of them is an outcome term (``shifted``)."""
     if not shifted:
         return dict(assigned) if list(assigned) == list(terms) else \
             {term: assigned[term] for term in terms}
@@ -408,6 +416,14 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         else:  # nothing reaches the side's own creatures: they all survive that were alive
             values[term] = _own(space).total if term == "survivals" else 0
     return values
+
+
+def plain_plan(terms: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    """The assigned-damage terms that ``terms`` read on a plain combat (each once, in the
+    order first read), and whether any of ``terms`` is an outcome term."""
+    asked = terms if type(terms) is tuple else tuple(terms)
+    plan = _PLAIN_PLANS.get(asked)
+    return _plain_plan(asked) if plan is None else plan
 
 
 def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
@@ -423,6 +439,16 @@ def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
 
 
 _PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+
+
+def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+                    terms: Sequence[str]) -> dict[str, int]:
+    """The values of assigned-damage ``terms`` for a legal assignment, no target left out
+    (what :func:`evaluate` reads them from; no keeping of the last few scored)."""
+    return _evaluate(space, score, amounts, terms, _NOTHING)
+
+
+_NOTHING: frozenset[str] = frozenset()
 
 
 def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
