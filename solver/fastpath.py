@@ -270,11 +270,11 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
                 if key > best_key:
                     best, values, best_key = amounts, scored, key
     if not lone_legal(space, source, best):
-        from trample.solver.validate import violations
+        from trample.solver.optimize import check_legal  # imports this module
 
-        found_wrong = violations(space, best)
-        why = f": {found_wrong[0].message} ({found_wrong[0].rule})" if found_wrong else ""
-        raise InternalError(f"solve produced an illegal assignment{why}")
+        check_legal(space, best, "solve")  # the validator's words for what is wrong
+        raise InternalError("solve produced an assignment that the check of a single "
+                            "source refuses and the validator accepts")
     answer = (best, plain_values(space, score, values, asked, shifted))
     if known is None:
         known = memo["single"] = {}
