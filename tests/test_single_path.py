@@ -7,6 +7,7 @@ the oracle on every split; what it skips is checked by its mechanism (calls made
 from __future__ import annotations
 
 import copy
+import json
 import random
 from typing import Any
 
@@ -258,3 +259,78 @@ def test_an_illegal_single_answer_is_never_printed(monkeypatch: pytest.MonkeyPat
     api.forget_spaces()
     with pytest.raises(InternalError, match=r"illegal assignment: .* more than its power"):
         api.solve(doc)
+
+
+# -- the reader of plain documents -----------------------------------------------------------
+
+class RandomBytes:
+    """The fuzz data provider's ``Consume*`` methods over a seeded ``random.Random``."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def ConsumeIntInRange(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def ConsumeBool(self) -> bool:
+        return self.rng.random() < 0.5
+
+    def ConsumeInt(self, size: int) -> int:
+        return self.rng.randint(-(2 ** (8 * size - 1)), 2 ** (8 * size - 1) - 1)
+
+    def ConsumeUnicode(self, count: int) -> str:
+        return "".join(chr(self.rng.choice((0x61, 0x41, 0x20, 0xe9, 0x5f, 0x2d)))
+                       for _ in range(count))
+
+    def remaining_bytes(self) -> int:
+        return 1 << 20
+
+
+def read_both(doc: Any) -> tuple[Combat | None, Combat | str]:
+    """What the plain reader reads (None: it declines) and what the general reader reads
+    (or its refusal, as it prints)."""
+    from trample.models import combat as module
+    from trample.models.errors import InputError
+
+    plain = module._parse_plain(doc)  # neither reader changes what it reads
+    try:
+        general: Combat | str = module._parse_general(doc)
+    except InputError as exc:
+        general = str(exc)
+    return plain, general
+
+
+def assert_same_combat(plain: Combat, general: Combat | str) -> None:
+    assert isinstance(general, Combat), general
+    assert plain == general
+    for name in ("_index", "_blockers", "_moved"):
+        mine, theirs = getattr(plain, name), getattr(general, name)
+        assert list(mine.items()) == list(theirs.items())
+    assert [type(c) for c in plain.creatures] == [type(c) for c in general.creatures]
+
+
+def test_the_plain_reader_reads_as_the_general_one_or_declines() -> None:
+    """Valid documents (the benchmarks' and the fuzzers'), and the same broken one to four
+    ways (wrong types, missing and unknown fields, clashing ids, edge integers, NaN,
+    tuples, deep nesting): the plain reader never accepts what the general one refuses,
+    reads what it accepts to an equal combat (look-ups included), and takes most of the
+    valid tiny ones."""
+    from fuzz import shapes
+
+    plain_read = refused = 0
+    documents: list[Any] = [tiny(1 + i % 3, i) for i in range(200)] + SWEEP[:200]
+    for seed in range(1_500):
+        draw = shapes.Draw(RandomBytes(seed))  # type: ignore[arg-type]
+        doc = shapes.valid_combat(draw)
+        documents.append(doc)
+        documents.append(shapes.broken(draw, json.loads(json.dumps(doc)),
+                                       python=seed % 2 == 0))
+    for doc in documents:
+        plain, general = read_both(doc)
+        if plain is None:
+            refused += isinstance(general, str)
+            continue
+        plain_read += 1
+        assert_same_combat(plain, general)
+    assert plain_read > 300 and refused > 1_000
+    assert all(read_both(tiny(1 + i % 3, i))[0] is not None for i in range(200))
