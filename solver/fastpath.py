@@ -181,7 +181,13 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
     walls = [r.id for r in source.recipients if r.kind == "creature"]
     others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power
-    need = {w: space.lethal_from(source, w) for w in walls}
+    # What it alone must assign to each for lethal (space.lethal_from, inline: 510.1e; 1
+    # with deathtouch, 702.2c; 0 once already lethally damaged).
+    creature = space.combat.creature
+    need = {}
+    for w in walls:
+        left = creature(w).lethal_need
+        need[w] = 0 if left <= 0 else 1 if source.deathtouch else left
     candidates: list[Amounts] = []
 
     # Holding: the best set of blockers to kill, nothing past them.

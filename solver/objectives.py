@@ -268,7 +268,11 @@ def scoring(space: LegalSpace) -> Scoring:
             killable[c.id] = c.value
     thresholds: dict[str, dict[str, int]] = {}
     constant: dict[str, frozenset[str]] = {}
-    for term in ("lethal", "planeswalker_kills", "battle_kills"):
+    for term, present in (("lethal", True), ("planeswalker_kills", combat.planeswalkers),
+                          ("battle_kills", combat.battles)):
+        if not present:  # most combats: no planeswalker, no battle
+            thresholds[term], constant[term] = {}, _NO_TARGETS
+            continue
         targets = threshold_targets(combat, term)
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
         constant[term] = frozenset(t.id for t in targets if t.need <= 0) if targets \
@@ -279,6 +283,9 @@ def scoring(space: LegalSpace) -> Scoring:
                                             kills_constant, thresholds, constant, kind,
                                             plain, deaths_extra)
     return found
+
+
+_NO_TARGETS: frozenset[str] = frozenset()
 
 
 def outcome_tables(score: Scoring) -> OutcomeTables:
