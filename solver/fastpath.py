@@ -31,7 +31,9 @@ from trample.models.errors import InternalError
 from trample.models.outcomes import POISON_TO_LOSE
 from trample.solver.assignment import Amounts
 from trample.solver.objectives import (
+    DAMAGE_KINDS,
     PLAIN_TERMS,
+    Scoring,
     assigned_values,
     evaluate,
     plain_plan,
@@ -261,17 +263,17 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
     bases, shifted = plain_plan(asked)
     if len(recipients) == 1 and not recipients[0].gated:
         best: Amounts = {(source.id, recipients[0].id): source.power}
-        values = assigned_values(space, score, best, bases)
+        values = _lone_values(space, score, source, best, bases)
     else:
         candidates = _lone_candidates(space, source)
         if candidates is None:
             return None
         best = candidates[0]
-        values = assigned_values(space, score, best, bases)
+        values = _lone_values(space, score, source, best, bases)
         if len(candidates) > 1:
             best_key = tuple(values.values())
             for amounts in candidates[1:]:
-                scored = assigned_values(space, score, amounts, bases)
+                scored = _lone_values(space, score, source, amounts, bases)
                 key = tuple(scored.values())
                 if key > best_key:
                     best, values, best_key = amounts, scored, key
@@ -287,6 +289,45 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
     if len(known) < 16:  # a handful of objectives are asked of one combat
         known[asked] = answer
     return answer
+
+
+def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amounts,
+                 terms: Sequence[str]) -> dict[str, int]:
+    """:func:`~trample.solver.objectives.assigned_values` of a candidate of ``source``
+    alone in its space (positive amounts, to its recipients only): what a target
+    receives is its one entry, and every creature it assigns to is deathtouched when it
+    has deathtouch (702.2c)."""
+    received = {target: amount for (_, target), amount in amounts.items()}
+    values: dict[str, int] = {}
+    damage: dict[str, int] | None = None
+    for term in terms:
+        need = score.assigned_thresholds.get(term)
+        if need is not None:  # lethal, planeswalker_kills, battle_kills
+            total = len(score.threshold_constant[term])
+            for target, threshold in need.items():
+                if received.get(target, 0) >= threshold:
+                    total += 1
+        elif term == "kills":
+            total = score.kills_constant
+            killable = score.killable
+            if killable:
+                lethal = space.thresholds
+                for c, got in received.items():
+                    worth = killable.get(c)
+                    if worth is not None and (source.deathtouch or got >= lethal[c]):
+                        total += worth
+        elif term in DAMAGE_KINDS:
+            if damage is None:  # per kind of target, in one pass
+                damage = {}
+                kind = score.kind
+                for target, got in received.items():
+                    k = kind[target]
+                    damage[k] = damage.get(k, 0) + got
+            total = damage.get(DAMAGE_KINDS[term], 0)
+        else:  # not an assigned-damage term: as the general scoring reads it
+            total = assigned_values(space, score, amounts, (term,))[term]
+        values[term] = total
+    return values
 
 
 def lone_legal(space: LegalSpace, source: Source, amounts: Amounts) -> bool:

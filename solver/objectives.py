@@ -259,16 +259,26 @@ def scoring(space: LegalSpace) -> Scoring:
     killable: dict[str, int] = {}
     kills_constant = deaths_extra = 0
     for c in space.kill_candidates:
-        if not space.is_killable(c):
+        if INDESTRUCTIBLE in c.keywords:  # not space.is_killable(c): lethal damage spares it
             if c.toughness <= 0:
                 deaths_extra += c.value
-        elif c.lethal_need <= 0:
+        elif c.toughness - c.damage <= 0:  # its lethal_need: already lethally damaged
             kills_constant += c.value
         elif c.id in kind:
             killable[c.id] = c.value
-    thresholds: dict[str, dict[str, int]] = {}
-    constant: dict[str, frozenset[str]] = {}
-    for term, present in (("lethal", True), ("planeswalker_kills", combat.planeswalkers),
+    # lethal_targets without the targets built: every player but the active player.
+    active = combat.active_player
+    lethal: dict[str, int] = {}
+    lost: list[str] = []
+    for p in combat.players:
+        if p.id != active:
+            if p.life <= 0:
+                lost.append(p.id)
+            elif p.id in kind:
+                lethal[p.id] = p.life
+    thresholds: dict[str, dict[str, int]] = {"lethal": lethal}
+    constant: dict[str, frozenset[str]] = {"lethal": frozenset(lost) if lost else _NO_TARGETS}
+    for term, present in (("planeswalker_kills", combat.planeswalkers),
                           ("battle_kills", combat.battles)):
         if not present:  # most combats: no planeswalker, no battle
             thresholds[term], constant[term] = {}, _NO_TARGETS
@@ -277,7 +287,7 @@ def scoring(space: LegalSpace) -> Scoring:
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
         constant[term] = frozenset(t.id for t in targets if t.need <= 0) if targets \
             else frozenset()
-    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources)) \
+    plain = not has_outcome_effects(combat, [combat.creature(s.id) for s in space.sources]) \
         and not chooses_for_other_side(space)
     found = space.memo["scoring"] = Scoring(combat, space.kill_candidates, killable,
                                             kills_constant, thresholds, constant, kind,
@@ -421,8 +431,22 @@ def plain_values(space: LegalSpace, score: Scoring, assigned: Mapping[str, int],
         if base is not None:
             values[term] = assigned[base] + (score.deaths_extra if term == "deaths" else 0)
         else:  # nothing reaches the side's own creatures: they all survive that were alive
-            values[term] = _own(space).total if term == "survivals" else 0
+            values[term] = _own_total(space) if term == "survivals" else 0
     return values
+
+
+def _own_total(space: LegalSpace) -> int:
+    """``_own(space).total``, without building the rest when it is not built yet."""
+    found = space.memo.get("own creatures")
+    if isinstance(found, _Own):
+        return found.total
+    attackers = space.side == "attackers"
+    total = 0
+    for c in space.combat.creatures:
+        if (c.attacking is not None if attackers else c.blocking) and c.toughness > 0 \
+                and (c.damage < c.toughness or INDESTRUCTIBLE in c.keywords):
+            total += c.value  # alive before damage: dies(...) is None (704.5f-g)
+    return total
 
 
 def plain_plan(terms: Sequence[str]) -> tuple[tuple[str, ...], bool]:
