@@ -311,10 +311,11 @@ def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amo
             total = score.kills_constant
             killable = score.killable
             if killable:
-                lethal = space.thresholds
+                creature = space.combat.creature
                 for c, got in received.items():
                     worth = killable.get(c)
-                    if worth is not None and (source.deathtouch or got >= lethal[c]):
+                    if worth is not None and (source.deathtouch
+                                              or got >= creature(c).lethal_need):
                         total += worth
         elif term in DAMAGE_KINDS:
             if damage is None:  # per kind of target, in one pass
@@ -347,18 +348,21 @@ def lone_legal(space: LegalSpace, source: Source, amounts: Amounts) -> bool:
         total += amount
     if total != source.power:
         return False
-    thresholds = space.thresholds
-    touching = space.deathtouch_pairs
+    combat = space.combat
     for r in source.recipients:
         got = received.pop(r.id, 0)
-        if got <= 0:
+        if got <= 0 or not r.gated:
             continue
         for c in r.requires_lethal:
+            # Lethally assigned: its toughness less marked damage (510.1e), or any amount
+            # with deathtouch (702.2c; its blockers are its own recipients).
             given = amounts.get((sid, c), 0)
-            if given < thresholds[c] and not (given > 0 and (sid, c) in touching):
+            if given < combat.creature(c).lethal_need and not (given > 0
+                                                                and source.deathtouch):
                 return False
         walker = r.requires_loyalty
-        if walker is not None and amounts.get((sid, walker), 0) < thresholds[walker]:
+        if walker is not None and \
+                amounts.get((sid, walker), 0) < combat.planeswalker(walker).loyalty:
             return False
     return not received  # nothing to a target that is none of its recipients
 
