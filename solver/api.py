@@ -674,11 +674,11 @@ def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared
 
     The fast path for many questions about one combat (a search loop's): prepare once,
     then ask the handle. What a question derives is kept with the handle (the scoring of
-    the objective terms, the parts, the exact counting structure), so the second
-    ``solve`` of a tiny combat costs about a third of the function's first, and ``count``
-    a hundredth. The functions keep the spaces of the last :data:`SPACE_CACHE_ENTRIES`
-    small documents too (:func:`space_of`), but still write each document out as JSON
-    to find it there.
+    the objective terms, the parts, the exact counting structure, a single source's
+    answer to each objective asked), so the second ``solve`` of a tiny combat costs a
+    few percent of the function's first, and ``count`` a hundredth. The functions keep
+    the spaces of the last :data:`SPACE_CACHE_ENTRIES` small documents too
+    (:func:`space_of`), but still write each document out as JSON to find it there.
 
     >>> doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
     ...        "creatures": [{"id": "ogre", "controller": "ap", "power": 3,
