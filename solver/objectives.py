@@ -445,7 +445,7 @@ def _own_total(space: LegalSpace) -> int:
     for c in space.combat.creatures:
         if (c.attacking is not None if attackers else c.blocking) and c.toughness > 0 \
                 and (c.damage < c.toughness or INDESTRUCTIBLE in c.keywords):
-            total += c.value  # alive before damage: dies(...) is None (704.5f-g)
+            total += c.value  # alive before damage: dies(...) is None
     return total
 
 
