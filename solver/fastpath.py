@@ -19,6 +19,12 @@ kinds of split (SPEC §2):
 Every candidate is legal by construction (and the whole answer passes the validator
 before it leaves ``solve``); each is scored by the objective itself and the first best
 wins. Tests prove this equal to CP-SAT and to brute force.
+
+A space whose only source is such a creature, on a plain combat (a tiny combat's usual
+shape), is answered by :func:`solve_single` without the general machinery of
+:mod:`trample.solver.optimize`: the same candidates, each scored once, the objective read
+from the same scores, and the answer judged by :func:`lone_legal`, the validator's rules
+for one source (tests compare both with the general path, the validator and brute force).
 """
 
 from __future__ import annotations
