@@ -121,6 +121,9 @@ def assert_as_general_and_brute(doc: dict[str, Any], side: str,
     assert tuple(objective.values()) == brute.objective(doc, side, dict(amounts), terms)
     assert tuple(objective.values()) == brute.optimum(doc, side, terms)
     assert fastpath.solve_single(space, terms) == found  # kept, unchanged
+    answer = api._single_result(space, found)  # as the general answer is written
+    assert answer == api._solve_result(space, general)
+    assert list(answer) == list(api._solve_result(space, general))
     return True
 
 
