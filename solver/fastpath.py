@@ -186,23 +186,34 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
     """The holding and passing candidates of a source alone in its part (see the module's
     docstring), legal by construction; an optimum of any assigned-damage objective is
     among them. None: the knapsack would be too large."""
-    walls = [r.id for r in source.recipients if r.kind == "creature"]
-    others = [r for r in source.recipients if r.kind != "creature"]
     power = source.power
-    # What it alone must assign to each for lethal (space.lethal_from, inline: 510.1e; 1
-    # with deathtouch, 702.2c; 0 once already lethally damaged).
+    # What it alone must assign to each blocker for lethal (space.lethal_from, inline:
+    # 510.1e; 1 with deathtouch, 702.2c; 0 once already lethally damaged).
     creature = space.combat.creature
-    need = {}
-    for w in walls:
+    deathtouch = source.deathtouch
+    walls: list[str] = []
+    others: list[Recipient] = []
+    need: dict[str, int] = {}
+    open_walls: list[str] = []
+    already: list[str] = []
+    for r in source.recipients:
+        if r.kind != "creature":
+            others.append(r)
+            continue
+        w = r.id
+        walls.append(w)
         left = creature(w).lethal_need
-        need[w] = 0 if left <= 0 else 1 if source.deathtouch else left
+        if left <= 0:
+            need[w] = 0
+            already.append(w)
+        else:
+            need[w] = 1 if deathtouch else left
+            open_walls.append(w)
     candidates: list[Amounts] = []
 
     # Holding: the best set of blockers to kill, nothing past them.
     if walls:
         worth = scoring(space).killable  # values of the killable blockers not yet dead
-        open_walls = [w for w in walls if need[w] > 0]
-        already = [w for w in walls if need[w] == 0]
         chosen = _knapsack([need[w] for w in open_walls],
                            [worth.get(w, 0) for w in open_walls], power)
         if chosen is None:
