@@ -570,6 +570,8 @@ _BATTLE_FIELDS = frozenset({"id", "protector", "defense", "in_combat", "name"})
 
 
 _NO_KEYWORDS: frozenset[str] = frozenset()
+_EMPTY_LIST: list[Any] = []
+"""What an absent list reads as (read, never changed)."""
 
 
 def _parse_keywords(obj: _Obj) -> tuple[frozenset[str], int]:
@@ -596,7 +598,198 @@ def _parse_keywords(obj: _Obj) -> tuple[frozenset[str], int]:
     return frozenset(keywords), toxic
 
 
+_PLAIN_TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures",
+                               "step"}) | REQUEST_FIELDS
+_EMPTY_IN_PLAIN = ("planeswalkers", "battles", "prevention", "multipliers",
+                   "loss_thresholds")
+"""Top-level lists a plain document may have, empty."""
+_PLAIN_CREATURE_FIELDS = _CREATURE_FIELDS - {"qualities", "assigns", "as_though_unblocked",
+                                             "assigned_by"}
+PLAIN_LIST_LIMIT = 64
+"""Players, creatures, keywords or blocks of one creature that :func:`_parse_plain` reads
+at most (any longer list goes to the general reader, whose limits are far above)."""
+
+
+def _parse_plain(document: object) -> Combat | None:
+    """The combat of a document of the common shape, read in one pass without the field
+    paths (which only a refusal needs), or None: the general reader must read it.
+
+    The common shape: a plain dict of plain JSON values (exact ``str``, ``int``, ``bool``,
+    ``list``, ``dict``) with players and creatures only (planeswalkers, battles,
+    prevention, multipliers and loss thresholds absent or empty; no toxic, no combat/1
+    §10 fields), short lists, and nothing wrong. Anything else, a single doubt included,
+    gives None, and the general reader (:func:`_parse_general`) reads the document again
+    from the start: every refusal comes from it, with its field path and its words. So
+    this accepts only what the general reader accepts, reading it to an equal
+    :class:`Combat` (the tests compare the two on valid and broken documents)."""
+    if type(document) is not dict:
+        return None
+    if not _PLAIN_TOP_FIELDS.issuperset(document):
+        for key in _EMPTY_IN_PLAIN:
+            listed = document.get(key, _EMPTY_LIST)
+            if type(listed) is not list or listed:
+                return None
+        if not _TOP_FIELDS.issuperset(document):
+            return None
+    fmt = document.get("format", _MISSING)
+    if fmt is not _MISSING and fmt != "combat/1":
+        return None
+    limit, most = PLAIN_LIST_LIMIT, MAX_MAGNITUDE
+    raw_players = document.get("players")
+    if type(raw_players) is not list or not 0 < len(raw_players) <= limit:
+        return None
+    seen: set[str] = set()
+    players: list[Player] = []
+    for raw in raw_players:
+        if type(raw) is not dict or not _PLAYER_FIELDS.issuperset(raw):
+            return None
+        pid = raw.get("id")
+        life = raw.get("life", 20)
+        poison = raw.get("poison", 0)
+        name = raw.get("name")
+        if (type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH or pid in seen
+                or type(life) is not int or not -most <= life <= most
+                or type(poison) is not int or not 0 <= poison <= most
+                or (name is not None and (type(name) is not str
+                                          or len(name) > MAX_TEXT_LENGTH))
+                or (name is None and "name" in raw)):
+            return None
+        seen.add(pid)
+        players.append(Player(pid, life, name, poison))
+    player_ids = frozenset(seen)
+    active = document.get("active_player")
+    if type(active) is not str or active not in player_ids:
+        return None
+    raw_creatures = document.get("creatures")
+    if type(raw_creatures) is not list or len(raw_creatures) > limit:
+        return None
+    creatures: list[Creature] = []
+    defender: dict[str, str] = {}  # attacker -> the player it attacks (508.1b)
+    first_strike = banding = False
+    for raw in raw_creatures:
+        if type(raw) is not dict or not _PLAIN_CREATURE_FIELDS.issuperset(raw):
+            return None
+        cid = raw.get("id")
+        controller = raw.get("controller")
+        power = raw.get("power")
+        toughness = raw.get("toughness")
+        damage = raw.get("damage", 0)
+        value = raw.get("value", 1)
+        attacking = raw.get("attacking")
+        blocked = raw.get("blocked")
+        name = raw.get("name")
+        if (type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH or cid in seen
+                or type(controller) is not str or controller not in player_ids
+                or type(power) is not int or not -most <= power <= most
+                or type(toughness) is not int or not -most <= toughness <= most
+                or type(damage) is not int or not 0 <= damage <= most
+                or type(value) is not int or not -most <= value <= most
+                or (name is not None and (type(name) is not str
+                                          or len(name) > MAX_TEXT_LENGTH))
+                or (name is None and "name" in raw)
+                or (blocked is not None and type(blocked) is not bool)
+                or (blocked is None and "blocked" in raw)):
+            return None
+        seen.add(cid)
+        raw_keywords = raw.get("keywords", _EMPTY_LIST)
+        raw_blocking = raw.get("blocking", _EMPTY_LIST)
+        if type(raw_keywords) is not list or len(raw_keywords) > limit or \
+                type(raw_blocking) is not list or len(raw_blocking) > limit:
+            return None
+        keywords = _NO_KEYWORDS
+        if raw_keywords:
+            found = set()
+            for text in raw_keywords:
+                if type(text) is not str or len(text) > MAX_TEXT_LENGTH:
+                    return None
+                keyword, refused = read_keyword(text)
+                if refused is not None or keyword.startswith("toxic "):
+                    return None
+                found.add(keyword)
+            keywords = frozenset(found)
+            banding = banding or _may_band(keywords)
+        if attacking is not None:
+            # An attacker of the active player attacks an opponent (508.1b); it blocks
+            # nothing (checked below: no attacker is among the defender's ids).
+            if (type(attacking) is not str or attacking == active
+                    or attacking not in player_ids or controller != active or raw_blocking):
+                return None
+            defender[cid] = attacking
+        elif blocked is not None:
+            return None
+        creature = Creature(cid, controller, power, toughness, damage, value, keywords,
+                            attacking, blocked, tuple(raw_blocking), name)
+        if keywords and (attacking is not None or raw_blocking) and \
+                creature.has_first_strike:
+            first_strike = True
+        creatures.append(creature)
+    blockers: dict[str, list[str]] = {aid: [] for aid in defender}
+    for c in creatures:
+        if c.blocking:
+            # 509.1a: a creature of a defending player blocks attackers attacking it
+            # (each once); the attackers are all read by now. (The active player's
+            # creatures block nothing: no attacker attacks it.)
+            for aid in c.blocking:
+                if type(aid) is not str or defender.get(aid) != c.controller:
+                    return None
+                blockers[aid].append(c.id)
+            if len(set(c.blocking)) != len(c.blocking):
+                return None
+    for c in creatures:
+        if c.blocked is False and blockers.get(c.id):
+            return None
+    raw_step = document.get("step")
+    step: Step
+    if raw_step is None:
+        step = "first_strike" if first_strike else "regular"
+    elif type(raw_step) is str and raw_step in STEPS:
+        step = "first_strike" if raw_step == "first_strike" else "regular"
+    else:
+        return None
+    if banding:  # who chooses which split is worked out by the constructor (702.22j-k)
+        return Combat(active, tuple(players), tuple(creatures), (), (), step)
+    index: dict[str, Player | Creature | Planeswalker | Battle] = {p.id: p for p in players}
+    for c in creatures:
+        index[c.id] = c
+    return _assembled(active, tuple(players), tuple(creatures), step, index,
+                      {aid: tuple(ids) for aid, ids in blockers.items()})
+
+
+def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creature, ...],
+               step: Step, index: dict[str, Player | Creature | Planeswalker | Battle],
+               blockers: dict[str, tuple[str, ...]]) -> Combat:
+    """The :class:`Combat` of players and creatures alone, nobody's split moved to the
+    other side, with the look-ups its constructor would derive (``index``, ``blockers``)
+    given: :func:`_parse_plain` has them at hand, and deriving them again was a fifth of
+    a tiny document's reading. The tests compare it, look-ups included, with the
+    constructor's."""
+    combat = object.__new__(Combat)
+    put = object.__setattr__  # frozen: as the dataclass's own constructor sets its fields
+    put(combat, "active_player", active)
+    put(combat, "players", players)
+    put(combat, "creatures", creatures)
+    put(combat, "planeswalkers", ())
+    put(combat, "battles", ())
+    put(combat, "step", step)
+    put(combat, "prevention", ())
+    put(combat, "multipliers", ())
+    put(combat, "loss_thresholds", ())
+    put(combat, "_index", index)
+    put(combat, "_blockers", blockers)
+    put(combat, "_moved", {})
+    return combat
+
+
 def _parse_combat(document: object) -> Combat:
+    """The combat of a document: read by :func:`_parse_plain` when it has the common
+    shape, else (and for every refusal) by :func:`_parse_general`."""
+    fast = _parse_plain(document)
+    return fast if fast is not None else _parse_general(document)
+
+
+def _parse_general(document: object) -> Combat:
+    """Read and check any combat/1 document, refusing with the path of the first field
+    that is wrong."""
     top = _Obj(document, "", _TOP_FIELDS)
     fmt = top.raw("format")
     if fmt is not _MISSING and fmt != "combat/1":

@@ -40,6 +40,7 @@ from trample.models.errors import InputError, InternalError
 from trample.solver.assignment import parse_assignment, to_entries
 from trample.solver.cancel import Cancel
 from trample.solver.counting import Census
+from trample.solver.fastpath import Single, solve_single
 from trample.solver.objectives import parse_objective
 from trample.solver.optimize import Solution, check_legal
 from trample.solver.optimize import solve as optimize
@@ -269,9 +270,12 @@ SPACE_CACHE_CREATURES = 16
 SPACE_CACHE_CHARACTERS = 4_096
 """A document is cached only when it lists at most this many creatures and its JSON text
 is at most this long: the key is that text, and a tiny combat's costs far less to write
-out (some 4 µs) than to parse and derive again (some 30 µs)."""
+out (well under a microsecond with orjson) than to parse and derive again."""
 
-_spaces: OrderedDict[tuple[str | bytes, str | None], LegalSpace] = OrderedDict()
+Key = tuple[str | bytes, str | None]
+_spaces: OrderedDict[Key, tuple[LegalSpace, Any]] = OrderedDict()
+"""The kept spaces by key, each with the JSON values its text decodes to (None: the text
+needs no check, :func:`_cache_key`)."""
 _seen: OrderedDict[int, None] = OrderedDict()
 """Hashes of the keys of documents read once: a space is kept when its document comes
 back, so that a stream of documents each asked about once evicts nothing (and keeps
@@ -282,13 +286,13 @@ _key_encoder = json.JSONEncoder(check_circular=False, separators=(",", ":"))
 documents_are_json: ContextVar[bool] = ContextVar("trample_documents_are_json",
                                                   default=False)
 """Set by a caller whose documents were just decoded from JSON text (``serve``), so hold
-nothing but JSON's own types: :func:`space_of` then writes its key with orjson, when
-installed, in an eighth of the time."""
+nothing but JSON's own types: a space found under their orjson text is theirs without
+the check that any other document's text gets (:func:`space_of`)."""
 
 
 _orjson: list[Any] = []
-"""orjson once looked for (the module, or None when it is not installed): imported only
-by a caller that sets :data:`documents_are_json`, so that importing the API stays light."""
+"""orjson once looked for (the module, or None when it is not installed): imported on the
+first key written, so that importing the API stays light."""
 
 
 def _orjson_module() -> Any:
@@ -300,26 +304,57 @@ def _orjson_module() -> Any:
     return _orjson[0]
 
 
-def _cache_key(document: object, side: str | None) -> tuple[str | bytes, str | None] | None:
+def _cache_key(document: object, side: str | None) -> Key | None:
     """The document's JSON text (with the side asked), or None when it is not a small
-    document of JSON values. Two documents of the same text are read alike: the reader
-    sees JSON values (an integer of a subclass as its value, a tuple as a list), and the
-    keys that the text cannot tell from strings (numbers, booleans, null) are refused
-    wherever the reader looks, and do not matter where it does not. orjson writes only
-    what JSON decoded (:data:`documents_are_json`): it would write a NaN as null, an
-    enumeration member as its value."""
+    document of JSON values.
+
+    Written by orjson (bytes) when it can, else by the standard library (text); a key of
+    one never equals a key of the other. Two documents of the same standard-library text
+    are read alike: the reader sees JSON values (an integer of a subclass as its value, a
+    tuple as a list), and the keys that the text cannot tell from strings (numbers,
+    booleans, null) are refused wherever the reader looks, and do not matter where it
+    does not. orjson also writes what JSON cannot hold (a NaN as null, an enumeration
+    member, a UUID or a date as its value, a dataclass as an object), so a space found
+    under an orjson text is taken only for a document of JSON values or one equal to
+    what the text decodes to (:func:`space_of`)."""
     if type(document) is not dict or (side is not None and type(side) is not str):
         return None  # a side that is no string is refused below, never a key
     creatures = document.get("creatures")
     if type(creatures) is not list or len(creatures) > SPACE_CACHE_CREATURES:
         return None
     text: str | bytes
+    fast = _orjson[0] if _orjson else _orjson_module()
     try:
-        fast = _orjson_module() if documents_are_json.get() else None
-        text = _key_encoder.encode(document) if fast is None else fast.dumps(document)
-    except (TypeError, ValueError, RecursionError):  # not JSON values: read it each time
-        return None
+        text = fast.dumps(document) if fast is not None else _key_encoder.encode(document)
+    except (TypeError, ValueError, RecursionError):
+        try:  # a number past 64 bits, a key that is no string: as the standard library
+            text = _key_encoder.encode(document)
+        except (TypeError, ValueError, RecursionError):  # not JSON values: read each time
+            return None
     return (text, side) if len(text) <= SPACE_CACHE_CHARACTERS else None
+
+
+def _found(key: Key, document: object) -> LegalSpace | None:
+    """The space kept under ``key`` for ``document``, if any (the most recently asked)."""
+    entry = _spaces.get(key)
+    if entry is None:
+        return None
+    space, values = entry
+    if type(key[0]) is bytes and not documents_are_json.get():
+        # orjson's text: the document must be the JSON values the text decodes to (not a
+        # NaN where the text says null, nor a UUID where it says a string).
+        if values is None:
+            values = _orjson_module().loads(key[0])
+        try:
+            same = document == values
+        except Exception:  # an odd value's own comparison: read it anew
+            same = False
+        if not same:
+            return None
+    with _spaces_lock:  # the most recently asked last: evicted last
+        if key in _spaces:
+            _spaces.move_to_end(key)
+    return space
 
 
 def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
@@ -330,15 +365,12 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
     The spaces of up to :data:`SPACE_CACHE_ENTRIES` small documents asked about more than
     once are kept, the least recently asked evicted first, keyed by their JSON text: a
     request about a combat asked about recently (a search loop's usual question) skips
-    the parsing and what the space derived (its scoring, parts).
+    the parsing and what the space derived (its scoring, parts, answers).
     """
     key = _cache_key(document, side)
     if key is not None:
-        found = _spaces.get(key)
+        found = _found(key, document)
         if found is not None:
-            with _spaces_lock:  # the most recently asked last: evicted last
-                if key in _spaces:
-                    _spaces.move_to_end(key)
             return found
     combat = Combat.from_json(document)
     space = legal_space(combat, parse_side(_field(document, "side", side)))
@@ -351,7 +383,10 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
         with _spaces_lock:
             if digest in _seen:  # its second time: worth keeping
                 del _seen[digest]
-                _spaces[key] = space
+                values = None
+                if type(key[0]) is bytes and not documents_are_json.get():
+                    values = _orjson_module().loads(key[0])
+                _spaces[key] = (space, values)
                 if len(_spaces) > SPACE_CACHE_ENTRIES:
                     _spaces.popitem(last=False)  # the least recently asked
             else:
@@ -409,6 +444,9 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     terms = parse_objective(_field(document, "objective", objective), space.side)
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     try:  # _reporting, inline: a context manager costs a tiny solve some 2%
+        single = solve_single(space, terms)
+        if single is not None:
+            return _single_result(space, single)
         found = optimize(space, terms, seconds, settings, deadline=begin + seconds)
     except InternalError as exc:
         note = bug_report_note("solve", {"params": {
@@ -426,6 +464,21 @@ def _solve_result(space: LegalSpace, found: Solution) -> SolveResult:
         result["bound"] = found.bound
     result["assignment"] = to_entries(space, found.amounts)
     return cast(SolveResult, result)
+
+
+def _single_result(space: LegalSpace, single: Single) -> SolveResult:
+    """:func:`_solve_result` of a single source's answer (:func:`solve_single`): proved
+    optimal, its entries in the order of the source's recipients (the canonical order of
+    a space of one source)."""
+    amounts, objective = single
+    sid = space.sources[0].id
+    entries = []
+    for r in space.sources[0].recipients:
+        amount = amounts.get((sid, r.id))
+        if amount is not None:
+            entries.append({"source": sid, "target": r.id, "amount": amount})
+    return cast(SolveResult, {"status": "optimal", "side": space.side, "step": space.step,
+                              "objective": dict(objective), "assignment": entries})
 
 
 def _entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
@@ -621,11 +674,11 @@ def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared
 
     The fast path for many questions about one combat (a search loop's): prepare once,
     then ask the handle. What a question derives is kept with the handle (the scoring of
-    the objective terms, the parts, the exact counting structure), so the second
-    ``solve`` of a tiny combat costs about a third of the function's first, and ``count``
-    a hundredth. The functions keep the spaces of the last :data:`SPACE_CACHE_ENTRIES`
-    small documents too (:func:`space_of`), but still write each document out as JSON
-    to find it there.
+    the objective terms, the parts, the exact counting structure, a single source's
+    answer to each objective asked), so the second ``solve`` of a tiny combat costs a
+    few percent of the function's first, and ``count`` a hundredth. The functions keep
+    the spaces of the last :data:`SPACE_CACHE_ENTRIES` small documents too
+    (:func:`space_of`), but still write each document out as JSON to find it there.
 
     >>> doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
     ...        "creatures": [{"id": "ogre", "controller": "ap", "power": 3,
@@ -674,6 +727,9 @@ class Prepared:
         terms = parse_objective(_field(document, "objective", objective), space.side)
         seconds = parse_time_limit(_field(document, "time_limit", time_limit))
         try:  # _reporting, inline (as in solve): the handle is the fast path
+            single = solve_single(space, terms)
+            if single is not None:
+                return _single_result(space, single)
             found = optimize(space, terms, seconds)
         except InternalError as exc:
             note = bug_report_note("solve", {"params": {

@@ -19,6 +19,12 @@ kinds of split (SPEC §2):
 Every candidate is legal by construction (and the whole answer passes the validator
 before it leaves ``solve``); each is scored by the objective itself and the first best
 wins. Tests prove this equal to CP-SAT and to brute force.
+
+A space whose only source is such a creature, on a plain combat (a tiny combat's usual
+shape), is answered by :func:`solve_single` without the general machinery of
+:mod:`trample.solver.optimize`: the same candidates, each scored once, the objective read
+from the same scores, and the answer judged by :func:`lone_legal`, the validator's rules
+for one source (tests compare both with the general path, the validator and brute force).
 """
 
 from __future__ import annotations
@@ -27,9 +33,19 @@ import math
 from collections.abc import Sequence
 
 from trample.models.combat import Player
+from trample.models.errors import InternalError
 from trample.models.outcomes import POISON_TO_LOSE
 from trample.solver.assignment import Amounts
-from trample.solver.objectives import PLAIN_TERMS, evaluate, scoring
+from trample.solver.objectives import (
+    DAMAGE_KINDS,
+    PLAIN_TERMS,
+    Scoring,
+    assigned_values,
+    evaluate,
+    plain_plan,
+    plain_values,
+    scoring,
+)
 from trample.solver.rules import LegalSpace, Recipient, Source
 
 MAX_CELLS = 150_000_000
@@ -77,8 +93,11 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
             bundles.append((kind, take))
             left -= take
             size *= 2
-    if len(bundles) * (capacity + 1) > MAX_CELLS:
+    cells = len(bundles) * (capacity + 1)
+    if cells > MAX_CELLS:
         return None
+    if cells <= SMALL_CELLS:
+        return _small_knapsack(kinds, bundles, capacity, unit)
     import numpy as np  # only for real knapsacks: keeps `import trample.solver` light
     best = np.zeros(capacity + 1, dtype=np.int64)
     take_row = np.zeros((len(bundles), capacity + 1), dtype=np.bool_)
@@ -100,6 +119,42 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
     return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
 
 
+SMALL_CELLS = 512
+"""Tables up to this many cells are filled in plain Python (a tiny combat's knapsack:
+NumPy's fixed cost per call is many times the work)."""
+
+
+def _small_knapsack(kinds: dict[tuple[int, int], list[int]],
+                    bundles: list[tuple[tuple[int, int], int]], capacity: int,
+                    unit: int) -> list[int]:
+    """:func:`_knapsack`'s table in plain Python, cell for cell the same: a bundle is taken
+    at a capacity when it strictly improves on the row above, and the chosen bundles are
+    read back from the last row, so the subset is the one the array version chooses."""
+    best = [0] * (capacity + 1)
+    take_rows: list[list[bool]] = []
+    for (cost, value), count in bundles:
+        weight = cost // unit * count
+        take = [False] * (capacity + 1)
+        take_rows.append(take)
+        if weight > capacity:
+            continue
+        gain = value * count
+        # From the top down: each cell reads the row above (cells below not yet updated).
+        for c in range(capacity, weight - 1, -1):
+            candidate = best[c - weight] + gain
+            if candidate > best[c]:
+                take[c] = True
+                best[c] = candidate
+    taken: dict[tuple[int, int], int] = {}
+    left = capacity
+    for row in range(len(bundles) - 1, -1, -1):
+        if take_rows[row][left]:
+            kind, count = bundles[row]
+            taken[kind] = taken.get(kind, 0) + count
+            left -= kind[0] // unit * count
+    return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
+
+
 def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                exclude: frozenset[str] = frozenset()) -> Amounts | None:
     """The first best legal split of a source that shares no recipient (None: the
@@ -113,17 +168,52 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
         # Prevention, factors, counters and lifelink make where the holding excess goes
         # and which blockers die depend on more than lethal thresholds.
         return None
-    walls = [r.id for r in source.recipients if r.kind == "creature"]
-    others = [r for r in source.recipients if r.kind != "creature"]
+    candidates = _lone_candidates(space, source)
+    if candidates is None:
+        return None
+    if len(candidates) == 1:
+        return candidates[0]
+    best: Amounts | None = None
+    best_key: tuple[int, ...] | None = None
+    for amounts in candidates:
+        key = tuple(evaluate(space, amounts, terms, exclude).values())
+        if best_key is None or key > best_key:
+            best, best_key = amounts, key
+    return best
+
+
+def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
+    """The holding and passing candidates of a source alone in its part (see the module's
+    docstring), legal by construction; an optimum of any assigned-damage objective is
+    among them. None: the knapsack would be too large."""
     power = source.power
-    need = {w: space.lethal_from(source, w) for w in walls}
+    # What it alone must assign to each blocker for lethal (space.lethal_from, inline:
+    # 510.1e; 1 with deathtouch, 702.2c; 0 once already lethally damaged).
+    creature = space.combat.creature
+    deathtouch = source.deathtouch
+    walls: list[str] = []
+    others: list[Recipient] = []
+    need: dict[str, int] = {}
+    open_walls: list[str] = []
+    already: list[str] = []
+    for r in source.recipients:
+        if r.kind != "creature":
+            others.append(r)
+            continue
+        w = r.id
+        walls.append(w)
+        left = creature(w).lethal_need
+        if left <= 0:
+            need[w] = 0
+            already.append(w)
+        else:
+            need[w] = 1 if deathtouch else left
+            open_walls.append(w)
     candidates: list[Amounts] = []
 
     # Holding: the best set of blockers to kill, nothing past them.
     if walls:
         worth = scoring(space).killable  # values of the killable blockers not yet dead
-        open_walls = [w for w in walls if need[w] > 0]
-        already = [w for w in walls if need[w] == 0]
         chosen = _knapsack([need[w] for w in open_walls],
                            [worth.get(w, 0) for w in open_walls], power)
         if chosen is None:
@@ -151,15 +241,147 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
                         amounts[(source.id, target)] = amount
                 candidates.append(amounts)
 
-    if len(candidates) == 1:
-        return candidates[0]
-    best: Amounts | None = None
-    best_key: tuple[int, ...] | None = None
-    for amounts in candidates:
-        key = tuple(evaluate(space, amounts, terms, exclude).values())
-        if best_key is None or key > best_key:
-            best, best_key = amounts, key
-    return best
+    return candidates
+
+
+Single = tuple[Amounts, dict[str, int]]
+"""A single source's answer and the value of each objective term for it."""
+
+
+def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
+    """:func:`trample.solver.optimize.solve`'s answer (the same assignment, the same
+    objective values, proved optimal) on a space of one source on a plain combat
+    (:attr:`~trample.solver.objectives.Scoring.plain`), a tiny combat's usual shape;
+    None when another method must answer (several sources, a moved choice, two sets of
+    splits, a combat that is not plain, a knapsack too large).
+
+    What ``optimize.solve`` does there, without its general machinery: the outcome
+    terms read as their assigned-damage terms, the source's candidates
+    (:func:`_lone_candidates`; a lone unconditioned recipient takes all) each scored once
+    on those terms, the first best kept, its objective read from the same scores. The
+    answer is checked legal (:func:`lone_legal`) and kept with the space for the next
+    request with the same terms."""
+    if space.alternatives or len(space.sources) != 1 or space.combat.moved:
+        return None
+    asked = terms if type(terms) is tuple else tuple(terms)
+    memo = space.memo
+    known: dict[tuple[str, ...], Single] | None = memo.get("single")
+    if known is not None:
+        found = known.get(asked)
+        if found is not None:
+            return found
+    source = space.sources[0]
+    recipients = source.recipients
+    if not recipients:
+        return None
+    score = scoring(space)
+    if not score.plain:
+        return None
+    bases, shifted = plain_plan(asked)
+    if len(recipients) == 1 and not recipients[0].gated:
+        best: Amounts = {(source.id, recipients[0].id): source.power}
+        values = _lone_values(space, score, source, best, bases)
+    else:
+        candidates = _lone_candidates(space, source)
+        if candidates is None:
+            return None
+        best = candidates[0]
+        values = _lone_values(space, score, source, best, bases)
+        if len(candidates) > 1:
+            best_key = tuple(values.values())
+            for amounts in candidates[1:]:
+                scored = _lone_values(space, score, source, amounts, bases)
+                key = tuple(scored.values())
+                if key > best_key:
+                    best, values, best_key = amounts, scored, key
+    if not lone_legal(space, source, best):
+        from trample.solver.optimize import check_legal  # imports this module
+
+        check_legal(space, best, "solve")  # the validator's words for what is wrong
+        raise InternalError("solve produced an assignment that the check of a single "
+                            "source refuses and the validator accepts")
+    answer = (best, plain_values(space, score, values, asked, shifted))
+    if known is None:
+        known = memo["single"] = {}
+    if len(known) < 16:  # a handful of objectives are asked of one combat
+        known[asked] = answer
+    return answer
+
+
+def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amounts,
+                 terms: Sequence[str]) -> dict[str, int]:
+    """:func:`~trample.solver.objectives.assigned_values` of a candidate of ``source``
+    alone in its space (positive amounts, to its recipients only): what a target
+    receives is its one entry, and every creature it assigns to is deathtouched when it
+    has deathtouch (702.2c)."""
+    received = {target: amount for (_, target), amount in amounts.items()}
+    values: dict[str, int] = {}
+    damage: dict[str, int] | None = None
+    for term in terms:
+        need = score.assigned_thresholds.get(term)
+        if need is not None:  # lethal, planeswalker_kills, battle_kills
+            total = len(score.threshold_constant[term])
+            for target, threshold in need.items():
+                if received.get(target, 0) >= threshold:
+                    total += 1
+        elif term == "kills":
+            total = score.kills_constant
+            killable = score.killable
+            if killable:
+                creature = space.combat.creature
+                for c, got in received.items():
+                    worth = killable.get(c)
+                    if worth is not None and (source.deathtouch
+                                              or got >= creature(c).lethal_need):
+                        total += worth
+        elif term in DAMAGE_KINDS:
+            if damage is None:  # per kind of target, in one pass
+                damage = {}
+                kind = score.kind
+                for target, got in received.items():
+                    k = kind[target]
+                    damage[k] = damage.get(k, 0) + got
+            total = damage.get(DAMAGE_KINDS[term], 0)
+        else:  # not an assigned-damage term: as the general scoring reads it
+            total = assigned_values(space, score, amounts, (term,))[term]
+        values[term] = total
+    return values
+
+
+def lone_legal(space: LegalSpace, source: Source, amounts: Amounts) -> bool:
+    """Whether ``amounts``, every entry of it from ``source``, the only source of its
+    space, is legal: each entry positive and to one of its recipients, all of its power
+    assigned (510.1a), and each recipient it assigns to past its conditions (702.19b-e:
+    every creature it requires lethally assigned, 510.1e, or dealt deathtouch damage,
+    702.2c; the planeswalker it requires loyalty-assigned, 702.19c). What
+    :func:`~trample.solver.validate.violations` judges, for that one source."""
+    sid = source.id
+    received: dict[str, int] = {}
+    total = 0
+    for (s, t), amount in amounts.items():
+        if s != sid or amount <= 0:
+            return False
+        received[t] = amount
+        total += amount
+    if total != source.power:
+        return False
+    combat = space.combat
+    for r in source.recipients:
+        got = received.pop(r.id, 0)
+        if got <= 0 or not r.gated:
+            continue
+        for c in r.requires_lethal:
+            # Lethally assigned: its toughness less marked damage (510.1e), or any amount
+            # with deathtouch (702.2c; its blockers are its own recipients).
+            given = amounts.get((sid, c), 0)
+            if given < combat.creature(c).lethal_need and not (given > 0
+                                                                and source.deathtouch):
+                return False
+        walker = r.requires_loyalty
+        if walker is not None and \
+                amounts.get((sid, walker), 0) < combat.planeswalker(walker).loyalty:
+            return False
+    return not received  # nothing to a target that is none of its recipients
 
 
 def _plain_source(space: LegalSpace, source: Source) -> bool:

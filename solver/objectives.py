@@ -259,26 +259,43 @@ def scoring(space: LegalSpace) -> Scoring:
     killable: dict[str, int] = {}
     kills_constant = deaths_extra = 0
     for c in space.kill_candidates:
-        if not space.is_killable(c):
+        if INDESTRUCTIBLE in c.keywords:  # not space.is_killable(c): lethal damage spares it
             if c.toughness <= 0:
                 deaths_extra += c.value
-        elif c.lethal_need <= 0:
+        elif c.toughness - c.damage <= 0:  # its lethal_need: already lethally damaged
             kills_constant += c.value
         elif c.id in kind:
             killable[c.id] = c.value
-    thresholds: dict[str, dict[str, int]] = {}
-    constant: dict[str, frozenset[str]] = {}
-    for term in ("lethal", "planeswalker_kills", "battle_kills"):
+    # lethal_targets without the targets built: every player but the active player.
+    active = combat.active_player
+    lethal: dict[str, int] = {}
+    lost: list[str] = []
+    for p in combat.players:
+        if p.id != active:
+            if p.life <= 0:
+                lost.append(p.id)
+            elif p.id in kind:
+                lethal[p.id] = p.life
+    thresholds: dict[str, dict[str, int]] = {"lethal": lethal}
+    constant: dict[str, frozenset[str]] = {"lethal": frozenset(lost) if lost else _NO_TARGETS}
+    for term, present in (("planeswalker_kills", combat.planeswalkers),
+                          ("battle_kills", combat.battles)):
+        if not present:  # most combats: no planeswalker, no battle
+            thresholds[term], constant[term] = {}, _NO_TARGETS
+            continue
         targets = threshold_targets(combat, term)
         thresholds[term] = {t.id: t.need for t in targets if t.need > 0 and t.id in kind}
         constant[term] = frozenset(t.id for t in targets if t.need <= 0) if targets \
             else frozenset()
-    plain = not has_outcome_effects(combat, (combat.creature(s.id) for s in space.sources)) \
+    plain = not has_outcome_effects(combat, [combat.creature(s.id) for s in space.sources]) \
         and not chooses_for_other_side(space)
     found = space.memo["scoring"] = Scoring(combat, space.kill_candidates, killable,
                                             kills_constant, thresholds, constant, kind,
                                             plain, deaths_extra)
     return found
+
+
+_NO_TARGETS: frozenset[str] = frozenset()
 
 
 def outcome_tables(score: Scoring) -> OutcomeTables:
@@ -397,6 +414,14 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         if len(kept) >= 8:
             kept.clear()
         kept[key] = assigned
+    return plain_values(space, score, assigned, terms, shifted)
+
+
+def plain_values(space: LegalSpace, score: Scoring, assigned: Mapping[str, int],
+                 terms: Sequence[str], shifted: bool) -> dict[str, int]:
+    """On a plain combat, the value of each of ``terms`` (a new dict, in their order) from
+    ``assigned``, the values of the assigned-damage terms they read (:func:`plain_plan`),
+    and whether any of them is an outcome term (``shifted``)."""
     if not shifted:
         return dict(assigned) if list(assigned) == list(terms) else \
             {term: assigned[term] for term in terms}
@@ -406,8 +431,30 @@ def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
         if base is not None:
             values[term] = assigned[base] + (score.deaths_extra if term == "deaths" else 0)
         else:  # nothing reaches the side's own creatures: they all survive that were alive
-            values[term] = _own(space).total if term == "survivals" else 0
+            values[term] = _own_total(space) if term == "survivals" else 0
     return values
+
+
+def _own_total(space: LegalSpace) -> int:
+    """``_own(space).total``, without building the rest when it is not built yet."""
+    found = space.memo.get("own creatures")
+    if isinstance(found, _Own):
+        return found.total
+    attackers = space.side == "attackers"
+    total = 0
+    for c in space.combat.creatures:
+        if (c.attacking is not None if attackers else c.blocking) and c.toughness > 0 \
+                and (c.damage < c.toughness or INDESTRUCTIBLE in c.keywords):
+            total += c.value  # alive before damage: dies(...) is None
+    return total
+
+
+def plain_plan(terms: Sequence[str]) -> tuple[tuple[str, ...], bool]:
+    """The assigned-damage terms that ``terms`` read on a plain combat (each once, in the
+    order first read), and whether any of ``terms`` is an outcome term."""
+    asked = terms if type(terms) is tuple else tuple(terms)
+    plan = _PLAIN_PLANS.get(asked)
+    return _plain_plan(asked) if plan is None else plan
 
 
 def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
@@ -423,6 +470,16 @@ def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
 
 
 _PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+
+
+def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+                    terms: Sequence[str]) -> dict[str, int]:
+    """The values of assigned-damage ``terms`` for a legal assignment, no target left out
+    (what :func:`evaluate` reads them from; no keeping of the last few scored)."""
+    return _evaluate(space, score, amounts, terms, _NOTHING)
+
+
+_NOTHING: frozenset[str] = frozenset()
 
 
 def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],

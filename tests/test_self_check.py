@@ -1,6 +1,7 @@
-"""Every assignment leaving solve, enumerate and sample has passed the validator; a
-failure of that check is an internal error (JSON-RPC -32603, exit status 3), with the
-request saved for a bug report, never an answer."""
+"""Every assignment leaving solve, enumerate and sample has passed the validator (a single
+source's answer, the check of that one source); a failure of that check is an internal
+error (JSON-RPC -32603, exit status 3), with the request saved for a bug report, never an
+answer."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from trample.models.errors import InternalError
-from trample.solver import api, cli, optimize, serve
+from trample.solver import api, cli, fastpath, optimize, serve
 from trample.solver.validate import Violation
 
 from conftest import SPEC_EXAMPLE
@@ -23,6 +24,9 @@ def broken_validator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
         return [Violation("510.1a", "vessel", None, "planted failure")]
 
     monkeypatch.setattr(optimize, "violations", always_wrong)
+    # A single source's answer is judged by its own check first (then by the validator).
+    monkeypatch.setattr(fastpath, "lone_legal", lambda *args: False)
+    api.forget_spaces()  # a space kept from before keeps the answer it checked then
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path))
     return tmp_path
 

@@ -5,8 +5,13 @@ shortcut of the outcome terms against dealing the damage."""
 from __future__ import annotations
 
 import copy
+import dataclasses
+import datetime
+import enum
 import gc
 import json
+import math
+import uuid
 from collections.abc import Iterator
 from itertools import islice
 from typing import Any
@@ -239,6 +244,49 @@ def test_a_value_written_like_an_accepted_one_is_still_refused(
         assert len(parses) == 5 and len(api._spaces) == 1
     finally:
         api.documents_are_json.reset(token)
+
+
+class Colour(enum.Enum):
+    GREEN = "b0"
+
+
+@dataclasses.dataclass
+class Box:
+    id: str
+
+
+@pytest.mark.parametrize("swap", [
+    ("creatures", 1, "id", uuid.UUID(int=7)),  # orjson writes a UUID as its string
+    ("creatures", 1, "id", Colour.GREEN),  # an enumeration member as its value
+    ("creatures", 1, "id", datetime.date(2024, 1, 2)),  # a date as its text
+    ("creatures", 1, "attacking", math.nan),  # a NaN as null
+    ("players", 0, None, Box("ap")),  # a dataclass as an object
+])
+def test_a_value_orjson_writes_like_an_accepted_one_is_still_refused(
+        parses: list[object], swap: tuple[str, int, str | None, object]) -> None:
+    """orjson writes some values that are no JSON as the JSON of an accepted document's:
+    a space found under that text is not taken for them (they are refused as ever)."""
+    where, index, field, value = swap
+    doc = copy.deepcopy(TINY[5])
+    doc["players"][0] = {"id": "ap"}
+    doc["creatures"][1]["attacking"] = None
+    if isinstance(value, uuid.UUID | datetime.date | Colour):
+        doc["creatures"][1]["id"] = str(value) if not isinstance(value, Colour) \
+            else value.value
+    first = api.solve(doc)
+    api.solve(doc)
+    assert len(api._spaces) == 1 and len(parses) == 2
+    odd = copy.deepcopy(doc)
+    if field is None:
+        odd[where][index] = value
+    else:
+        odd[where][index][field] = value
+    orjson = pytest.importorskip("orjson")
+    assert orjson.dumps(odd) == orjson.dumps(doc)  # the same text
+    for _ in range(2):
+        with pytest.raises(InputError):
+            api.solve(odd)
+    assert len(parses) == 4 and api.solve(copy.deepcopy(doc)) == first and len(parses) == 4
 
 
 @pytest.mark.parametrize("side", [["attackers"], {"a": 1}, 3])
