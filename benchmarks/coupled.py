@@ -98,6 +98,7 @@ def _measure(name: str, doc: dict[str, Any], repeat: int, profile: bool) -> None
     ours: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     for _ in range(repeat):
+        api.forget_spaces()  # a new combat each run, never the cache's answer
         ours.append(_timed(lambda: api.solve(doc)))
         theirs.append(_timed(lambda: baselines.monolithic_milp(
             legal_space(Combat.from_json(doc), "attackers"), TERMS, 60)))
