@@ -302,6 +302,16 @@ def run_tiny_throughput(cfg: Config, progress: Callable[[str], None]) -> dict[st
     in_times = [solve_in_process(pool, cfg.tiny_solves) for _ in range(cfg.repeat)]
     progress("tiny serve")
     serve_times, warm, status = solve_through_serve(pool, cfg.serve_requests, cfg.repeat)
+    # The same, each combat new (more of them than the cache of recent combats holds):
+    # what a search loop that never asks twice gets.
+    fresh = tiny_pool(max(cfg.tiny_solves, cfg.serve_requests), cfg.seed + 1)
+    progress("tiny in-process, new combats")
+    new_times = []
+    for _ in range(cfg.repeat):
+        api.forget_spaces()
+        new_times.append(solve_in_process(fresh, cfg.tiny_solves))
+    progress("tiny serve, new combats")
+    new_serve, _, _ = solve_through_serve(fresh, cfg.serve_requests, cfg.repeat)
     for i, (response, answer) in enumerate(zip(warm, expected, strict=True)):
         if response.get("result") != answer:
             raise Mismatch(f"tiny-pool-{i}: serve answered {response} but api.solve {answer}")
@@ -315,6 +325,12 @@ def run_tiny_throughput(cfg: Config, progress: Callable[[str], None]) -> dict[st
                   "median_time": _median(serve_times),
                   "per_second": cfg.serve_requests / _median(serve_times),
                   "exit_status": status, "answers_match_in_process": True},
+        "in_process_new": {"solves": cfg.tiny_solves, "times": new_times,
+                           "median_time": _median(new_times),
+                           "per_second": cfg.tiny_solves / _median(new_times)},
+        "serve_new": {"requests": cfg.serve_requests, "times": new_serve,
+                      "median_time": _median(new_serve),
+                      "per_second": cfg.serve_requests / _median(new_serve)},
     }
 
 
