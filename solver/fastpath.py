@@ -41,6 +41,7 @@ from trample.solver.objectives import (
     PLAIN_TERMS,
     Scoring,
     assigned_values,
+    damage_by_kind,
     evaluate,
     plain_plan,
     plain_values,
@@ -335,12 +336,8 @@ def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amo
                                               or got >= creature(c).lethal_need):
                         total += worth
         elif term in DAMAGE_KINDS:
-            if damage is None:  # per kind of target, in one pass
-                damage = {}
-                kind = score.kind
-                for target, got in received.items():
-                    k = kind[target]
-                    damage[k] = damage.get(k, 0) + got
+            if damage is None:
+                damage = damage_by_kind(score, received)
             total = damage.get(DAMAGE_KINDS[term], 0)
         else:  # not an assigned-damage term: as the general scoring reads it
             total = assigned_values(space, score, amounts, (term,))[term]

@@ -519,18 +519,25 @@ def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str
                     total += worth
             values[term] = total
         elif term in DAMAGE_KINDS:
-            if damage is None:  # per kind of target, in one pass
-                damage = {}
-                kind = score.kind
-                for target, got in received.items():
-                    k = kind[target]
-                    damage[k] = damage.get(k, 0) + got
+            if damage is None:
+                damage = damage_by_kind(score, received)
             values[term] = damage.get(DAMAGE_KINDS[term], 0)
         else:
             if out is None:
                 out = deal(space.combat, amounts, score.effects)
             values[term] = _outcome_value(space, score.outcome, out, term, exclude)
     return values
+
+
+def damage_by_kind(score: Scoring, received: Mapping[str, int]) -> dict[str, int]:
+    """The damage ``received`` totals per kind of target (player, planeswalker, battle,
+    creature), in one pass."""
+    damage: dict[str, int] = {}
+    kind = score.kind
+    for target, got in received.items():
+        k = kind[target]
+        damage[k] = damage.get(k, 0) + got
+    return damage
 
 
 _ASSIGNED_THRESHOLD_TERMS = frozenset({"lethal", "planeswalker_kills", "battle_kills"})
