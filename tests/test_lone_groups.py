@@ -232,3 +232,38 @@ def test_the_search_finds_what_the_program_finds(kind: str) -> None:
         searched = api.solve(doc, settings=off)
         assert with_program["status"] == searched["status"] == "optimal"
         assert with_program["objective"] == searched["objective"], seed
+
+
+def test_huge_thresholds_are_declined_before_any_work(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Blockers of toughness 2^40 shared by tramplers of power 2^40: the program would
+    need a state per amount, so it declines from its estimate, before building a single
+    candidate, and the search answers (exactly: the brute force is out of reach here,
+    the validator is not)."""
+    from trample.solver import lone_groups
+
+    built: list[str] = []
+    original = lone_groups._candidates
+
+    def counted(space, source, *args):  # type: ignore[no-untyped-def]
+        built.append(source.id)
+        return original(space, source, *args)
+
+    monkeypatch.setattr(lone_groups, "_candidates", counted)
+    huge = 2**40
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": huge}],
+           "creatures": [
+               {"id": f"x{i}", "controller": "a", "power": huge, "toughness": 1,
+                "keywords": ["trample"], "attacking": "d"} for i in range(3)] + [
+               {"id": f"b{j}", "controller": "d", "power": 0, "toughness": huge,
+                "blocking": ["x0", "x1", "x2"]} for j in range(3)],
+           "step": "regular"}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert solve_lone_group(space, list(space.parts), ["lethal", "kills", "player_damage"],
+                            frozenset()) is None
+    assert built == []
+    result = api.solve(doc)
+    assert result["status"] == "optimal"
+    amounts = {(e["source"], e["target"]): e["amount"] for e in result["assignment"]}
+    assert api.validate(doc, result["assignment"])["legal"]
+    assert sum(amounts.values()) == 3 * huge
