@@ -606,8 +606,11 @@ _EMPTY_IN_PLAIN = ("planeswalkers", "battles", "prevention", "multipliers",
 _PLAIN_CREATURE_FIELDS = _CREATURE_FIELDS - {"qualities", "assigns", "as_though_unblocked",
                                              "assigned_by"}
 PLAIN_LIST_LIMIT = 64
-"""Players, creatures, keywords or blocks of one creature that :func:`_parse_plain` reads
-at most (any longer list goes to the general reader, whose limits are far above)."""
+"""Keywords or blocks of one creature that :func:`_parse_plain` reads at most (any
+longer list goes to the general reader, whose limits are far above); players, creatures
+and blocks in all up to the general reader's own limits (:data:`MAX_OBJECTS`,
+:data:`MAX_BLOCKS`), so that a large combat of the common shape is read in one pass too
+(a doubt found late costs at most a second reading)."""
 
 
 def _parse_plain(document: object) -> Combat | None:
@@ -636,7 +639,7 @@ def _parse_plain(document: object) -> Combat | None:
         return None
     limit, most = PLAIN_LIST_LIMIT, MAX_MAGNITUDE
     raw_players = document.get("players")
-    if type(raw_players) is not list or not 0 < len(raw_players) <= limit:
+    if type(raw_players) is not list or not 0 < len(raw_players) <= MAX_OBJECTS:
         return None
     seen: set[str] = set()
     players: list[Player] = []
@@ -661,8 +664,9 @@ def _parse_plain(document: object) -> Combat | None:
     if type(active) is not str or active not in player_ids:
         return None
     raw_creatures = document.get("creatures")
-    if type(raw_creatures) is not list or len(raw_creatures) > limit:
+    if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
         return None
+    blocks = 0
     creatures: list[Creature] = []
     defender: dict[str, str] = {}  # attacker -> the player it attacks (508.1b)
     first_strike = banding = False
@@ -695,6 +699,9 @@ def _parse_plain(document: object) -> Combat | None:
         raw_blocking = raw.get("blocking", _EMPTY_LIST)
         if type(raw_keywords) is not list or len(raw_keywords) > limit or \
                 type(raw_blocking) is not list or len(raw_blocking) > limit:
+            return None
+        blocks += len(raw_blocking)
+        if blocks > MAX_BLOCKS:
             return None
         keywords = _NO_KEYWORDS
         if raw_keywords:

@@ -337,3 +337,28 @@ def test_the_plain_reader_reads_as_the_general_one_or_declines() -> None:
         assert_same_combat(plain, general)
     assert plain_read > 300 and refused > 1_000
     assert all(read_both(tiny(1 + i % 3, i))[0] is not None for i in range(200))
+
+
+def test_large_documents_of_the_common_shape_are_read_in_one_pass() -> None:
+    """Gang blocks, armies and split ranks of hundreds of creatures are read by the plain
+    reader to the general reader's combat; past the general reader's limit on blocks in
+    all, the plain reader declines and the general one refuses."""
+    from benchmarks import generators
+
+    for doc in (generators.gang_block(1_000, 0), generators.token_army(100, 400, 1),
+                generators.split_ranks(160, 2), generators.wide_gang(2_000, 3)):
+        plain, general = read_both(doc)
+        assert plain is not None
+        assert_same_combat(plain, general)
+    from trample.models.combat import MAX_BLOCKS, PLAIN_LIST_LIMIT
+
+    attackers = [{"id": f"a{i}", "controller": "a", "power": 1, "toughness": 1,
+                  "attacking": "d"} for i in range(PLAIN_LIST_LIMIT)]
+    blockers = [{"id": f"b{j}", "controller": "d", "power": 1, "toughness": 1,
+                 "blocking": [a["id"] for a in attackers]}
+                for j in range(MAX_BLOCKS // PLAIN_LIST_LIMIT + 1)]
+    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
+           "creatures": attackers + blockers}
+    plain, general = read_both(doc)
+    assert plain is None
+    assert isinstance(general, str) and "blocks in all" in general
