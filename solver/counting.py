@@ -1245,7 +1245,7 @@ class FrontierWalk(PartSpace):
                  limit: int = WORK_LIMIT) -> None:
         self.counter = counter
         self.part = part
-        self.walk_limit = WALK_WORK * limit
+        self.walk_limit = int(WALK_WORK * limit)
         self.order = counter.order()
         self._kept_moves: OrderedDict[tuple[int, State], list[Move]] = OrderedDict()
         self._kept_counts: OrderedDict[tuple[int, State], int] = OrderedDict()
@@ -1266,7 +1266,8 @@ class FrontierWalk(PartSpace):
                 f"share {len(self.items)} blockers or planeswalkers whose thresholds couple "
                 "them; walking their declared order, source by source, counts the "
                 f"completions of the later sources at each ({self.counts} counts so far, "
-                f"up to {self.widest} of them open at once), which would take more than "
+                f"the widest with {self.widest} of them open at once), which would take more "
+                "than "
                 f"{self.walk_limit:,} steps; it is refused rather than estimated")
 
     def renew(self) -> None:
@@ -1343,6 +1344,7 @@ class FrontierWalk(PartSpace):
                 program = FrontierPart(self.space, sub, budget, self.limit, order=order,
                                        carried=carried, starts=starts.values(),
                                        earlier_at=spot)
+                self.widest = max(self.widest, program.width)
             except CountOutOfReach:
                 if k + 1 < len(spots):
                     continue
@@ -1358,7 +1360,6 @@ class FrontierWalk(PartSpace):
                 self._charge(self.limit - max(budget[0], 0))
             break
         assert program is not None
-        self.widest = max(self.widest, program.width)
         for state, begun in starts.items():
             self._kept_counts[(first, state)] = program.count_from(begun)
         while len(self._kept_counts) > WALK_COUNTS_KEPT:
