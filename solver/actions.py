@@ -24,7 +24,11 @@ Counting with some amounts fixed needs no order: a part whose sources share item
 :class:`~trample.solver.counting.FrontierPart` again with the amounts imposed, any other
 the same dynamic program with each move's number of compositions restricted to the fixed
 values. ``options`` adds to the declared-order program the forward counts (ways to reach
-each state) to read off, for one pair, how many completions each amount has.
+each state) to read off, for one pair, how many completions each amount has; for a part
+the frontier program counts, that program again with the pair's every amount a move of
+its own (:meth:`FrontierPart.amounts`). Rank and unrank walk :attr:`Census.parts`, which
+for a part too wide for the declared order's table is a
+:class:`~trample.solver.counting.FrontierWalk` (the same moves, one state at a time).
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -237,8 +241,9 @@ class Actions:
 
     Built once per space (the dynamic program of :class:`Census` is the costly part);
     every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does;
-    rank, unrank and options walk the declared order of the sources, built on their
-    first call, which may refuse where the count did not.
+    rank and unrank walk the declared order of the sources, built on their first call
+    (one state at a time where its table would be too large, each walk within its own
+    bound).
     """
 
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:

@@ -29,6 +29,13 @@ placed only. An item that nothing can constrain any more (its threshold is met, 
 source to come may require it) leaves the state early, as a plain slot of the sources
 still to come. On the benchmark's 30 attackers and 90 blockers, 30% of them blocking two
 or three, this holds 3 to 9 items at once where the declared order holds up to 17.
+
+Where the declared order's table would be too large, :class:`FrontierWalk` walks that
+order one state at a time: the moves of each source from the single state the sources
+already placed leave, in :class:`PartSpace`'s order, each with the completions of the
+state it leads to counted by a frontier program over the later sources (the progress of
+the earlier ones on the items carried in). Enumeration, rank and unrank then answer
+wherever the count does, in the same order.
 """
 
 from __future__ import annotations
