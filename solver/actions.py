@@ -49,6 +49,7 @@ from trample.solver.counting import (
     Census,
     CountOutOfReach,
     FrontierPart,
+    FrontierWalk,
     Move,
     PartSpace,
     _record,
@@ -303,13 +304,20 @@ class Actions:
         part, layer = self.where[source]
         others = 1
         budget = [self.census.limit]
-        for i in range(len(self.space.parts)):
-            if i != part:
+        # The declared-order table, where a part has one, answers from what it holds;
+        # a part walked instead is counted by the frontier program.
+        tables = [None if isinstance(p, FrontierWalk) else p for p in self.parts]
+        for i, table in enumerate(tables):
+            if i == part:
+                continue
+            if table is not None and any(s.id in by_source for s in table.sources):
+                others *= _backward(table, by_source)[0].get(table.start, 0)
+            else:
                 others *= self._part_count(i, by_source, budget)
         if others == 0:
             return []
-        counter = self.census.counters[part]
-        if isinstance(counter, FrontierPart):
+        counter = tables[part]
+        if counter is None:
             # Order-free too: the frontier program with this pair's amounts apart.
             mine = by_source.get(source, {})
             if target in mine:
