@@ -24,7 +24,11 @@ Counting with some amounts fixed needs no order: a part whose sources share item
 :class:`~trample.solver.counting.FrontierPart` again with the amounts imposed, any other
 the same dynamic program with each move's number of compositions restricted to the fixed
 values. ``options`` adds to the declared-order program the forward counts (ways to reach
-each state) to read off, for one pair, how many completions each amount has.
+each state) to read off, for one pair, how many completions each amount has; for a part
+the frontier program counts, that program again with the pair's every amount a move of
+its own (:meth:`FrontierPart.amounts`). Rank and unrank walk :attr:`Census.parts`, which
+for a part too wide for the declared order's table is a
+:class:`~trample.solver.counting.FrontierWalk` (the same moves, one state at a time).
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -45,6 +49,7 @@ from trample.solver.counting import (
     Census,
     CountOutOfReach,
     FrontierPart,
+    FrontierWalk,
     Move,
     PartSpace,
     _record,
@@ -237,8 +242,9 @@ class Actions:
 
     Built once per space (the dynamic program of :class:`Census` is the costly part);
     every method then reads it. Raises :class:`CountOutOfReach` as ``Census`` does;
-    rank, unrank and options walk the declared order of the sources, built on their
-    first call, which may refuse where the count did not.
+    rank and unrank walk the declared order of the sources, built on their first call
+    (one state at a time where its table would be too large, each walk within its own
+    bound).
     """
 
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
@@ -271,20 +277,24 @@ class Actions:
         by_source = _by_source(fixed)
         result = 1
         budget = [self.census.limit]
-        for i, (part, counter) in enumerate(zip(self.space.parts, self.census.counters,
-                                                strict=True)):
-            if not any(s.id in by_source for s in part.sources):
-                result *= self.sizes[i]
-            elif isinstance(counter, FrontierPart):
-                # Order-free: the frontier program again, with the amounts imposed.
-                result *= FrontierPart(self.space, part, budget, self.census.limit,
-                                       by_source).count()
-            else:
-                table = _backward(counter, by_source)
-                result *= table[0].get(counter.start, 0) if counter.sources else 1
+        for i in range(len(self.space.parts)):
+            result *= self._part_count(i, by_source, budget)
             if result == 0:
                 return 0
         return result
+
+    def _part_count(self, i: int, by_source: Mapping[str, Mapping[str, int]],
+                    budget: list[int]) -> int:
+        """Assignments of part ``i`` that agree with ``by_source``."""
+        part, counter = self.space.parts[i], self.census.counters[i]
+        if not any(s.id in by_source for s in part.sources):
+            return self.sizes[i]
+        if isinstance(counter, FrontierPart):
+            # Order-free: the frontier program again, with the amounts imposed.
+            return FrontierPart(self.space, part, budget, self.census.limit,
+                                by_source).count()
+        table = _backward(counter, by_source)
+        return table[0].get(counter.start, 0) if counter.sources else 1
 
     def options(self, fixed: Mapping[Pair, int], pair: Pair) -> list[tuple[int, int]]:
         """Every amount of ``pair`` with a legal completion agreeing with ``fixed``, and
@@ -293,38 +303,35 @@ class Actions:
         source, target = pair
         part, layer = self.where[source]
         others = 1
-        for i, ps in enumerate(self.parts):
+        budget = [self.census.limit]
+        # The declared-order table, where a part has one, answers from what it holds;
+        # a part walked instead is counted by the frontier program.
+        tables = [None if isinstance(p, FrontierWalk) else p for p in self.parts]
+        for i, table in enumerate(tables):
             if i == part:
                 continue
-            if any(s.id in by_source for s in ps.sources):
-                table = _backward(ps, by_source)
-                others *= table[0].get(ps.start, 0)
+            if table is not None and any(s.id in by_source for s in table.sources):
+                others *= _backward(table, by_source)[0].get(table.start, 0)
             else:
-                others *= self.sizes[i]
+                others *= self._part_count(i, by_source, budget)
         if others == 0:
             return []
-        ps = self.parts[part]
-        s = ps.sources[layer]
-        mine = by_source.get(source, {})
-        after = _backward(ps, by_source)
-        reach = _forward(ps, by_source, layer)
-        last = layer == len(ps.sources) - 1
-        found: dict[int, int] = {}
-        listed = 0
-        for state, ways_in in reach.items():
-            for move in ps.moves[layer].get(state, ()):
-                ways_out = 1 if last else after[layer + 1].get(move.next_state, 0)
-                if not ways_out:
-                    continue
-                weight = ways_in * ways_out
-                for amount, ways in _amounts(move, s, mine, target):
-                    listed += 1
-                    if listed > OPTIONS_LIMIT:
-                        raise CountOutOfReach(
-                            f"{source} -> {target} may take more than {OPTIONS_LIMIT:,} "
-                            "amounts; listing them is refused")
-                    found[amount] = found.get(amount, 0) + weight * ways
-        return [(a, n * others) for a, n in sorted(found.items()) if n]
+        counter = tables[part]
+        if counter is None:
+            # Order-free too: the frontier program with this pair's amounts apart.
+            mine = by_source.get(source, {})
+            if target in mine:
+                n = self._part_count(part, by_source, budget)
+                return [(mine[target], n * others)] if n else []
+            program = FrontierPart(self.space, self.space.parts[part], budget,
+                                   self.census.limit, by_source, explicit=pair)
+            counted = program.amounts()
+            if len(counted) > OPTIONS_LIMIT:
+                raise CountOutOfReach(f"{source} -> {target} may take more than "
+                                      f"{OPTIONS_LIMIT:,} amounts; listing them is refused")
+            return [(a, n * others) for a, n in sorted(counted.items())]
+        return [(a, n * others) for a, n in _declared_options(counter, by_source, pair,
+                                                              layer)]
 
     # -- rank and unrank -----------------------------------------------------------------
 
@@ -410,6 +417,35 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
     return chosen
 
 
+def _declared_options(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
+                      pair: Pair, layer: int) -> list[tuple[int, int]]:
+    """:meth:`Actions.options` within one part's declared-order program: the ways to
+    reach each state before the pair's source, times its moves, times the completions
+    after."""
+    source, target = pair
+    s = ps.sources[layer]
+    mine = by_source.get(source, {})
+    after = _backward(ps, by_source)
+    reach = _forward(ps, by_source, layer)
+    last = layer == len(ps.sources) - 1
+    found: dict[int, int] = {}
+    listed = 0
+    for state, ways_in in reach.items():
+        for move in ps.moves[layer].get(state, ()):
+            ways_out = 1 if last else after[layer + 1].get(move.next_state, 0)
+            if not ways_out:
+                continue
+            weight = ways_in * ways_out
+            for amount, ways in _amounts(move, s, mine, target):
+                listed += 1
+                if listed > OPTIONS_LIMIT:
+                    raise CountOutOfReach(
+                        f"{source} -> {target} may take more than {OPTIONS_LIMIT:,} "
+                        "amounts; listing them is refused")
+                found[amount] = found.get(amount, 0) + weight * ways
+    return [(a, n) for a, n in sorted(found.items()) if n]
+
+
 def _by_source(fixed: Mapping[Pair, int]) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for (source, target), a in fixed.items():
@@ -458,20 +494,15 @@ def _amounts(move: Move, source: Source, fixed: Mapping[str, int], target: str
         left -= 1
 
 
-def _after(ps: PartSpace, layer: int, state: State) -> int:
-    if layer + 1 < len(ps.sources):
-        return ps.completions[layer + 1].get(state, 0)
-    return 1
-
-
 def _unrank_part(ps: PartSpace, index: int) -> Amounts:
     amounts: Amounts = {}
     state = ps.start
+    ps.renew()
     for layer, s in enumerate(ps.sources):
         chosen: Move | None = None
         after = 0
-        for move in ps.moves[layer][state]:
-            after = _after(ps, layer, move.next_state)
+        for move in ps.moves_from(layer, state):
+            after = ps.after(layer, move.next_state)
             weight = move.ways * after
             if index < weight:
                 chosen = move
@@ -508,12 +539,13 @@ def _matches(move: Move, source: Source, mine: Mapping[str, int]) -> bool:
 def _rank_part(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]]) -> int:
     index = 0
     state = ps.start
+    ps.renew()
     for layer, s in enumerate(ps.sources):
         mine = by_source.get(s.id, {})
         chosen: Move | None = None
         after = 0
-        for move in ps.moves[layer].get(state, ()):
-            after = _after(ps, layer, move.next_state)
+        for move in ps.moves_from(layer, state):
+            after = ps.after(layer, move.next_state)
             if after and _matches(move, s, mine):
                 chosen = move
                 break

@@ -29,12 +29,20 @@ placed only. An item that nothing can constrain any more (its threshold is met, 
 source to come may require it) leaves the state early, as a plain slot of the sources
 still to come. On the benchmark's 30 attackers and 90 blockers, 30% of them blocking two
 or three, this holds 3 to 9 items at once where the declared order holds up to 17.
+
+Where the declared order's table would be too large, :class:`FrontierWalk` walks that
+order one state at a time: the moves of each source from the single state the sources
+already placed leave, in :class:`PartSpace`'s order, each with the completions of the
+state it leads to counted by a frontier program over the later sources (the progress of
+the earlier ones on the items carried in). Enumeration, rank and unrank then answer
+wherever the count does, in the same order.
 """
 
 from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -48,6 +56,9 @@ from trample.solver.rules import LegalSpace, Part, Recipient, Source
 
 WORK_LIMIT = 250_000
 """Transitions the dynamic program may build for one combat before it refuses."""
+DECLARED_SHARE = 5
+"""A part counted by the frontier program gets the declared-order table for
+enumeration, rank and unrank when that takes at most 1/this of the work limit."""
 BIT_PRODUCTS_PER_STEP = 2**24
 """Big-integer work charged as one step: multiplying an a-bit by a b-bit number costs
 a*b / this many steps (about as long, measured, as a step of the dynamic program), so
@@ -101,7 +112,7 @@ class Move:
     slots: tuple[Slot, ...]
     total: int
     ways: int
-    next_state: tuple[tuple[int, bool], ...]
+    next_state: State
 
 
 def compositions_count(total: int, lowers: list[int]) -> int:
@@ -212,6 +223,11 @@ def item_caps(space: LegalSpace, part: Part) -> dict[str, int]:
     return caps
 
 
+State = tuple[tuple[int, bool], ...]
+"""A state of :class:`PartSpace`: for each item, progress towards its threshold (capped
+at it) and whether a source already placed used a recipient that requires it."""
+
+
 class PartSpace:
     """The dynamic program of one part: states per layer and completions per state."""
 
@@ -232,9 +248,9 @@ class PartSpace:
         self.closing = [tuple(self.index[i] for i, n in last.items() if n == k)
                         for k in range(len(self.sources))]
         self.budget = budget
-        self.moves: list[dict[tuple[tuple[int, bool], ...], list[Move]]] = []
-        self.completions: list[dict[tuple[tuple[int, bool], ...], int]] = []
-        self._totals: dict[tuple[int, tuple[tuple[int, bool], ...]], list[int]] = {}
+        self.moves: list[dict[State, list[Move]]] = []
+        self.completions: list[dict[State, int]] = []
+        self._totals: dict[tuple[int, State], list[int]] = {}
         self._build()
 
     def _charge(self, work: int, bits: int = 0) -> None:
@@ -249,7 +265,7 @@ class PartSpace:
 
     # -- the moves of one source from one state -----------------------------------------
 
-    def _moves(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[Move]:
+    def _moves(self, layer: int, state: State) -> list[Move]:
         s = self.sources[layer]
         shared = [r for r in s.recipients if r.id in self.index]
         local = [r for r in s.recipients if r.id not in self.index]
@@ -278,7 +294,7 @@ class PartSpace:
                         moves.append(move)
         return moves
 
-    def _move(self, layer: int, state: tuple[tuple[int, bool], ...], s: Source,
+    def _move(self, layer: int, state: State, s: Source,
               shared: list[Recipient], choice: tuple[int | None, ...],
               local: list[Recipient], gated: list[Recipient],
               used: set[str], exact: list[tuple[str, int]], spent: int) -> Move | None:
@@ -340,8 +356,8 @@ class PartSpace:
         start = tuple((0, False) for _ in self.items)
         frontier = {start}
         for layer in range(len(self.sources)):
-            table: dict[tuple[tuple[int, bool], ...], list[Move]] = {}
-            following: set[tuple[tuple[int, bool], ...]] = set()
+            table: dict[State, list[Move]] = {}
+            following: set[State] = set()
             for state in frontier:
                 moves = self._moves(layer, state)
                 table[state] = moves
@@ -350,7 +366,7 @@ class PartSpace:
             frontier = following
         after = dict.fromkeys(frontier, 1)
         for layer in range(len(self.sources) - 1, -1, -1):
-            here: dict[tuple[tuple[int, bool], ...], int] = {}
+            here: dict[State, int] = {}
             for state, moves in self.moves[layer].items():
                 n = 0
                 for m in moves:
@@ -368,12 +384,26 @@ class PartSpace:
         """The number of legal assignments of this part."""
         return self.completions[0][self.start] if self.sources else 1
 
-    def _after(self, layer: int, state: tuple[tuple[int, bool], ...]) -> int:
+    def moves_from(self, layer: int, state: State) -> list[Move]:
+        """The moves of source ``layer`` from ``state``, in the order enumeration takes
+        them (some may have no completion: :meth:`after` is then 0)."""
+        return self.moves[layer].get(state, [])
+
+    def after(self, layer: int, state: State) -> int:
+        """Completions of the sources after ``layer`` from ``state`` (the state a move
+        of source ``layer`` leads to): 1 after the last source."""
         if layer + 1 < len(self.sources):
             return self.completions[layer + 1].get(state, 0)
         return 1
 
-    def _cumulative(self, layer: int, state: tuple[tuple[int, bool], ...]) -> list[int]:
+    def renew(self) -> None:
+        """A new walk begins (rank, unrank, the next assignment of enumeration): nothing
+        to do here, every table is built."""
+
+    def _after(self, layer: int, state: State) -> int:
+        return self.after(layer, state)
+
+    def _cumulative(self, layer: int, state: State) -> list[int]:
         """Running totals of the completions through each move from ``state``, kept: a
         draw then costs a search, not a big-integer product per move (products the
         budget already paid for when the completions were counted)."""
@@ -382,8 +412,8 @@ class PartSpace:
         if found is None:
             running = 0
             found = []
-            for move in self.moves[layer][state]:
-                running += move.ways * self._after(layer, move.next_state)
+            for move in self.moves_from(layer, state):
+                running += move.ways * self.after(layer, move.next_state)
                 found.append(running)
             self._totals[key] = found
         return found
@@ -393,9 +423,10 @@ class PartSpace:
         amounts: Amounts = {}
         state = self.start
         for layer, s in enumerate(self.sources):
-            pick = rng.randrange(self.completions[layer][state])
-            moves = self.moves[layer][state]
-            move = moves[bisect_right(self._cumulative(layer, state), pick)]
+            totals = self._cumulative(layer, state)
+            pick = rng.randrange(totals[-1])
+            moves = self.moves_from(layer, state)
+            move = moves[bisect_right(totals, pick)]
             values = random_composition(move.total, [sl.lower for sl in move.slots], rng)
             _record(amounts, s.id, move, values)
             state = move.next_state
@@ -407,17 +438,19 @@ class PartSpace:
         def options(chosen: list[tuple[Move, list[int]]]) -> Iterator[tuple[Move, list[int]]]:
             layer = len(chosen)
             state = chosen[-1][0].next_state if chosen else self.start
-            for move in self.moves[layer][state]:
-                if self._after(layer, move.next_state) == 0:
+            for move in self.moves_from(layer, state):
+                if self.after(layer, move.next_state) == 0:
                     continue
                 for values in all_compositions(move.total, [sl.lower for sl in move.slots]):
                     yield move, values
 
+        self.renew()
         for path in lazy_product(len(self.sources), options):
             amounts: Amounts = {}
             for s, (move, values) in zip(self.sources, path, strict=True):
                 _record(amounts, s.id, move, values)
             yield amounts
+            self.renew()
 
 
 # -- a frontier dynamic program, for counting and sampling ------------------------------
@@ -432,6 +465,7 @@ DONE: ItemState = (-1, True)
 """An item nothing constrains any more: its threshold is met, or it is not required and
 no source left may require it. Later sources give it any amount (a slot)."""
 FrontierState = tuple[SourceState | ItemState, ...]
+ItemStates = tuple[ItemState, ...]
 Choice = tuple[int, int, bool]
 """(mask of the source's gated recipients used, amount to the item, whether the amount
 is "at least" that much)."""
@@ -512,13 +546,13 @@ def frontier_cost(order: list[int], items_of: list[list[int]],
             left[n] += 1
             if n in requires_of[j]:
                 asking[n] += 1
-    opened = [False] * count
+    is_open = [False] * count
     current = 0.0  # the log of the product over the open items, kept as they change
     sizes: list[float] = []
     for j in order:
         for n in items_of[j]:
-            if not opened[n]:
-                opened[n] = True
+            if not is_open[n]:
+                is_open[n] = True
                 current += domain[n][0] if asking[n] else domain[n][1]
         sizes.append(weight[j] + current)
         for n in items_of[j]:
@@ -564,8 +598,8 @@ def greedy_order(items_of: list[list[int]]) -> list[int]:
 
 def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
                    domain: list[tuple[float, float]], weight: list[float],
-                   charge: Callable[[int], None] = lambda work: None
-                   ) -> list[tuple[int, int | None]]:
+                   charge: Callable[[int], None] = lambda work: None,
+                   sources: list[int] | None = None) -> list[tuple[int, int | None]]:
     """An order of the (source, item) edges of a part that keeps its frontier small.
 
     Sources are taken one after another, in the greedy order of :func:`greedy_order`
@@ -574,8 +608,11 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     often: simulated annealing with a fixed seed, so the order is the same every time).
     Within a source, its edges to items it closes come first, then to open ones, then
     to new ones. ``items_of[j]``: the items of source ``j``; ``charge`` is told the
-    work of the search before it starts.
+    work of the search before it starts. ``sources``: the order of the sources, given
+    (no search).
     """
+    if sources is not None:
+        return edge_order(sources, items_of)
     count = len(items_of)
     edges = sum(len(items) for items in items_of)
     # The greedy choice looks at every source left for each one placed: for a part of
@@ -600,6 +637,12 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
             current, current_cost = order, cost
             if cost < best_cost:
                 best, best_cost = order, cost
+    return edge_order(best, items_of)
+
+
+def edge_order(best: list[int], items_of: list[list[int]]) -> list[tuple[int, int | None]]:
+    """The (source, item) edges of the sources in the order ``best``: within a source,
+    its edges to items it closes first, then to open ones, then to new ones."""
     left: dict[int, int] = {}
     for items in items_of:
         for n in items:
@@ -634,13 +677,22 @@ class FrontierPart:
 
     def __init__(self, space: LegalSpace, part: Part, budget: list[int],
                  limit: int = WORK_LIMIT,
-                 fixed: Mapping[str, Mapping[str, int]] | None = None) -> None:
+                 fixed: Mapping[str, Mapping[str, int]] | None = None, *,
+                 order: list[int] | None = None, carried: tuple[str, ...] = (),
+                 starts: Iterable[ItemStates] = ((),), earlier_at: int = 0,
+                 explicit: tuple[str, str] | None = None) -> None:
         self.space = space
         self.limit = limit
         self.budget = budget
         self.fixed: Mapping[str, Mapping[str, int]] = fixed or {}
         """Amounts fixed in advance (source -> target -> amount): only the assignments
         that agree with them are counted."""
+        self.carried = carried
+        """Items that sources before this part (earlier in a declared order) already
+        placed some of: each tuple of :attr:`starts` gives their states then, one per
+        item of ``carried``, and :meth:`count_from` counts from each (every item of
+        ``carried`` has a source in the part)."""
+        self.starts = tuple(dict.fromkeys(starts))
         self.sources: tuple[Source, ...] = part.sources
         caps = item_caps(space, part)
         self.items = tuple(caps)
@@ -649,6 +701,35 @@ class FrontierPart:
         self.items_of = [[index[r.id] for r in s.recipients if r.id in index]
                          for s in self.sources]
         self.usages = [self._usages(s, index) for s in self.sources]
+        self.real_items = len(self.items)
+        self.explicit = -1
+        """The item whose every amount is a move of its own (:meth:`amounts`)."""
+        self._explicit_low: dict[int, int] = {}
+        self._explicit_source = -1
+        if explicit is not None:
+            self._make_explicit(*explicit, index)
+        # A carried item alike in every start begins in that state at its first source;
+        # those that differ are given their state by one more source, placed in the
+        # order as any other (:attr:`earlier`), whose moves are the starts.
+        self.initial: dict[int, ItemState] = {}
+        varying: list[int] = []
+        for k, item in enumerate(carried):
+            values = {t[k] for t in self.starts}
+            if len(values) == 1:
+                self.initial[index[item]] = next(iter(values))
+            else:
+                varying.append(k)
+        self.earlier = len(self.sources) if varying else -1
+        """The source standing for the earlier sources (its index; -1: none)."""
+        self.options = tuple(dict.fromkeys(tuple(t[k] for k in varying)
+                                           for t in self.starts))
+        self.option_of = {t: self.options.index(tuple(t[k] for k in varying))
+                          for t in self.starts} if varying else {}
+        if varying:
+            self.items_of.append([index[carried[k]] for k in varying])
+            self.usages.append([Usage(0, (), frozenset(), frozenset(), frozenset(
+                index[carried[k]] for k in varying
+                if any(t[k] is not DONE and t[k][1] for t in self.starts)))])
         self.width = 0
         """The most items open at once."""
         self.peak = 0
@@ -658,14 +739,83 @@ class FrontierPart:
         weight = [log(min(s.power, sum(self.cap[n] for n in items)) + 1)
                   + log(len(items) + 1) + log(len(usages))
                   for s, items, usages in zip(self.sources, self.items_of, self.usages,
-                                              strict=True)]
+                                              strict=False)]
         domain = [(log(2 * cap + 1), log(cap + 1)) for cap in self.cap]
+        if varying:
+            weight.append(log(len(self.options)))
+            if order is not None:
+                order = [*order[:earlier_at], self.earlier, *order[earlier_at:]]
         self.steps = self._steps(frontier_order(self.items_of, requires_of, domain, weight,
-                                                self._charge))
+                                                self._charge, order))
+        # The values of the starts on the items of :attr:`earlier`'s edges in their order,
+        # and, before each edge, the distinct values still to give, numbered.
+        edges = [step.item for step in self.steps if step.source == self.earlier]
+        self._edge_values = [self.items_of[self.earlier].index(n) for n in edges
+                             if n is not None]
+        self._rests: list[list[tuple[ItemState, ...]]] = []
+        self._rest_ids: list[dict[tuple[ItemState, ...], int]] = []
+        for k in range(len(self._edge_values) + 1):
+            rest = list(dict.fromkeys(tuple(option[j] for j in self._edge_values[k:])
+                                      for option in self.options))
+            self._rests.append(rest)
+            self._rest_ids.append({r: i for i, r in enumerate(rest)})
         self.transitions: list[dict[FrontierState, list[Transition]]] = []
         self.completions: list[dict[FrontierState, int]] = []
         self._totals: dict[tuple[int, FrontierState], list[int]] = {}
+        self._by_option: list[int] = []
         self._build()
+
+    def _make_explicit(self, source: str, target: str, index: dict[str, int]) -> None:
+        """List every amount of ``source -> target`` apart: an item's "at least" move
+        becomes one move per amount; anything else becomes an item of its own, which
+        only ``source`` gives to and nothing requires, whose threshold is out of reach,
+        with the lower bound of its slot (a gated recipient used: 1; a blocker that one
+        requires: what it still needs; 702.19b-e)."""
+        j = self._explicit_source = next(j for j, s in enumerate(self.sources)
+                                         if s.id == source)
+        if target in index:
+            self.explicit = index[target]
+            return
+        n = self.explicit = len(self.items)
+        self.items = (*self.items, target)
+        self.cap = (*self.cap, self.sources[j].power + 1)
+        self.items_of[j].append(n)
+        usages: list[Usage] = []
+        for u in self.usages[j]:
+            slot = next((sl for sl in u.local if sl.target == target), None)
+            self._explicit_low[u.mask] = 0 if slot is None else slot.lower
+            usages.append(Usage(u.mask, tuple(sl for sl in u.local if sl.target != target),
+                                u.must_use, u.must_zero | ({n} if slot is None else set()),
+                                u.required))
+        self.usages[j] = usages
+
+    def _reach(self, upto: int) -> dict[FrontierState, int]:
+        """The ways to reach each state before layer ``upto``."""
+        reach: dict[FrontierState, int] = {(): 1}
+        for table in self.transitions[:upto]:
+            following: dict[FrontierState, int] = {}
+            for state, ways_in in reach.items():
+                for nxt, ways, _ in table.get(state, ()):
+                    if (ways_in >> 4096 or ways >> 4096) and ways != 1:
+                        work = product_work(ways_in, ways)
+                        if work:
+                            self._charge(work, max(ways.bit_length(), ways_in.bit_length()))
+                    following[nxt] = following.get(nxt, 0) + ways_in * ways
+            reach = following
+        return reach
+
+    def amounts(self) -> dict[int, int]:
+        """Each amount of the pair made ``explicit`` with its number of assignments."""
+        layer = next(n for n, step in enumerate(self.steps)
+                     if step.item == self.explicit and step.source == self._explicit_source)
+        found: dict[int, int] = {}
+        for state, ways_in in self._reach(layer).items():
+            for nxt, ways, (_, a, _) in self.transitions[layer].get(state, ()):
+                later = self._after(layer, nxt)
+                if later:
+                    self._charge(product_work(ways_in, ways * later))
+                    found[a] = found.get(a, 0) + ways_in * ways * later
+        return {a: n for a, n in found.items() if n}
 
     @staticmethod
     def fits(space: LegalSpace, part: Part) -> bool:
@@ -767,6 +917,8 @@ class FrontierPart:
         and item (:data:`DONE` for a source without items): each with the next states
         of both, the ways it has (the compositions of the source's rest, at its last
         step) and the choice made."""
+        if step.source == self.earlier:
+            return self._earlier(step, source, item)
         s = self.sources[step.source]
         usages = self.usages[step.source]
         by_mask = {u.mask: u for u in usages}
@@ -789,6 +941,23 @@ class FrontierPart:
             elif fixed is not None:
                 moves.extend(self._fixed_move(s, step, n, item, usage, (b, k, mask),
                                               fixed))
+            elif n == self.explicit and step.source == self._explicit_source:
+                # Every amount apart (the pair whose amounts are listed).
+                low = self._explicit_low.get(mask, 1 if n in usage.must_use else 0)
+                high = 0 if n in usage.must_zero else b
+                self._charge(max(high - low + 1, 0) + 1)
+                for a in range(low, high + 1):
+                    if item is DONE:
+                        moves.append(((b - a, k, mask), DONE, (mask, a, False)))
+                        continue
+                    progress, req = item
+                    req = req or n in usage.required
+                    need = (self.cap[n] - progress if n >= self.real_items
+                            else self.space.still_needed(s, self.items[n], progress))
+                    if a >= need or not (req or not step.settles):
+                        moves.append(((b - a, k, mask), DONE, (mask, a, False)))
+                    else:
+                        moves.append(((b - a, k, mask), (progress + a, req), (mask, a, False)))
             elif item is DONE:
                 # Nothing constrains the item any more: its amount is one more slot.
                 if n in usage.must_zero:
@@ -841,6 +1010,45 @@ class FrontierPart:
                 out.append((source_state, item_state, ways, choice))
         return out
 
+    def _earlier(self, step: Step, source: SourceState | None, item: ItemState
+                 ) -> list[tuple[SourceState, ItemState, int, Choice]]:
+        """The moves of :attr:`earlier` at its edge to ``step.item``: each start (chosen
+        at its first edge, kept as its state) adds its progress on the item to what the
+        sources before placed: thresholds are reached by sums (510.1e, 702.19c), or by
+        one source with deathtouch, which leaves the item met (:data:`DONE`) in either."""
+        n = step.item
+        assert n is not None
+        # Its state between its edges is what the starts still have to give the items
+        # of its edges to come (so that starts alike on those merge), as an index into
+        # :attr:`_rests`; at its first edge, one move per start.
+        if source is None:
+            firsts = [(o, self.options[o]) for o in range(len(self.options))]
+            position = 0
+        else:
+            position = source[1]
+            firsts = [(-1, self._rests[position][source[0]])]
+        self._charge(len(firsts))
+        out: list[tuple[SourceState, ItemState, int, Choice]] = []
+        rests = self._rest_ids[position + 1] if position + 1 < len(self._rest_ids) else {}
+        for option, values in firsts:
+            if source is None:
+                values = tuple(values[k] for k in self._edge_values)
+            given = values[0]
+            state = (rests.get(values[1:], 0), position + 1, 0)
+            if item is DONE or given is DONE:
+                after = DONE
+            else:
+                progress = item[0] + given[0]
+                required = item[1] or given[1]
+                if progress >= self.cap[n] or not (required or not step.settles):
+                    after = DONE
+                else:
+                    after = (progress, required)
+            if step.closes_item and after is not DONE and after[1]:
+                continue  # required, and its threshold is not met
+            out.append((state, after, 1, (option, 0, False)))
+        return out
+
     def _fixed_move(self, s: Source, step: Step, n: int, item: ItemState, usage: Usage,
                     source: SourceState, fixed: int
                     ) -> list[tuple[SourceState, ItemState, Choice]]:
@@ -876,14 +1084,15 @@ class FrontierPart:
             if step.at_source is None:
                 extra += ((0, 0, 0),)
             if step.item is not None and step.at_item is None:
-                extra += ((0, False),)
+                extra += (self.initial.get(step.item, (0, False)),)
             pick = _picker(step.keep)
             touches_item = step.item is not None
             made = 0  # transitions built and not yet charged
             for state in frontier:
                 source = None if step.at_source is None else state[at_source]
                 item = DONE if not touches_item else (
-                    (0, False) if step.at_item is None else state[at_item])
+                    self.initial.get(step.item, (0, False))  # type: ignore[arg-type]
+                    if step.at_item is None else state[at_item])
                 key = (source, item)
                 moves = local.get(key)  # type: ignore[arg-type]
                 if moves is None:
@@ -924,10 +1133,42 @@ class FrontierPart:
             after = here
         backward.reverse()
         self.completions = backward
+        if self.earlier >= 0:
+            self._count_options()
 
     def count(self) -> int:
-        """The number of legal assignments of this part."""
+        """The number of legal assignments of this part (with :attr:`earlier`: summed
+        over the starts)."""
+        if self.earlier >= 0:
+            return sum(self._by_option)
         return self.completions[0].get((), 0) if self.steps else 1
+
+    def count_from(self, start: ItemStates) -> int:
+        """The number of legal assignments of this part from ``start`` (the states of
+        :attr:`carried`, one of :attr:`starts`)."""
+        if self.earlier < 0:
+            return self.count()
+        return self._by_option[self.option_of[start]]
+
+    def order(self) -> list[int]:
+        """Its sources, in the order the layers take them."""
+        return list(dict.fromkeys(step.source for step in self.steps))
+
+    def _count_options(self) -> None:
+        """The count through each move of :attr:`earlier`: the ways to reach each state
+        before its first layer, times the completions through each of its moves."""
+        first = next(n for n, step in enumerate(self.steps) if step.source == self.earlier)
+        reach = self._reach(first)
+        totals = [0] * len(self.options)
+        for state, ways_in in reach.items():
+            for nxt, _, (option, _, _) in self.transitions[first].get(state, ()):
+                later = self._after(first, nxt)
+                if ways_in >> 4096 or later >> 4096:
+                    work = product_work(ways_in, later)
+                    if work:
+                        self._charge(work, max(later.bit_length(), ways_in.bit_length()))
+                totals[option] += ways_in * later
+        self._by_option = totals
 
     def _after(self, layer: int, state: FrontierState) -> int:
         if layer + 1 < len(self.steps):
@@ -980,6 +1221,158 @@ class FrontierPart:
         return amounts
 
 
+WALK_WORK = 16
+"""A walk of the declared order backed by the frontier program (:class:`FrontierWalk`:
+one rank, unrank or assignment of enumeration) may spend this many times the work
+limit of a count, summed over the counts of the later sources it runs, at most."""
+WALK_MOVES_KEPT = 512
+"""States whose moves a :class:`FrontierWalk` keeps (the most recently used)."""
+WALK_COUNTS_KEPT = 1 << 16
+"""States whose numbers of completions a :class:`FrontierWalk` keeps."""
+
+
+class FrontierWalk(PartSpace):
+    """The declared order of a part's sources, for enumeration, rank and unrank, where
+    :class:`PartSpace` would hold too many states: the same moves, in the same order,
+    built from one state at a time, each with its number of completions counted by the
+    frontier program of the later sources.
+
+    A walk goes down the declared order from the start, one source at a time: from the
+    state the sources already placed leave (a single one), the moves of the next source
+    are those of :class:`PartSpace`, and the completions of every state they lead to
+    come from one :class:`FrontierPart` over the later sources, whose items already
+    reached start with that progress (:attr:`FrontierPart.carried`), in the counting
+    program's order of the sources (or a greedy one that closes those items sooner).
+    What was built is kept for the walks that follow (most recently used first).
+    Each walk may spend :data:`WALK_WORK` times the work limit in all, and each count
+    within it the work limit, before it refuses.
+    """
+
+    def __init__(self, space: LegalSpace, part: Part, counter: FrontierPart,
+                 limit: int = WORK_LIMIT) -> None:
+        self.counter = counter
+        self.part = part
+        self.walk_limit = int(WALK_WORK * limit)
+        self.order = counter.order()
+        self._kept_moves: OrderedDict[tuple[int, State], list[Move]] = OrderedDict()
+        self._kept_counts: OrderedDict[tuple[int, State], int] = OrderedDict()
+        self.widest = 0
+        """The most items open at once in a count of the later sources."""
+        self.counts = 0
+        """Counts of the later sources run in the current walk."""
+        super().__init__(space, part, [self.walk_limit], limit)
+
+    def _build(self) -> None:
+        self.start = tuple((0, False) for _ in self.items)
+
+    def _charge(self, work: int, bits: int = 0) -> None:
+        self.budget[0] -= work
+        if self.budget[0] < 0:
+            raise out_of_reach(
+                self.sources, self.walk_limit, bits,
+                f"share {len(self.items)} blockers or planeswalkers whose thresholds couple "
+                "them; walking their declared order, source by source, counts the "
+                f"completions of the later sources at each ({self.counts} counts so far, "
+                f"the widest with {self.widest} of them open at once), which would take more "
+                "than "
+                f"{self.walk_limit:,} steps; it is refused rather than estimated")
+
+    def renew(self) -> None:
+        """A new walk: the budget of one is available again."""
+        self.budget[0] = self.walk_limit
+        self.counts = 0
+
+    def count(self) -> int:
+        """The number of legal assignments of this part (the frontier program's)."""
+        return self.counter.count()
+
+    def moves_from(self, layer: int, state: State) -> list[Move]:
+        """The moves of source ``layer`` from ``state``, in :class:`PartSpace`'s order;
+        the completions of the states they lead to are counted at once."""
+        key = (layer, state)
+        found = self._kept_moves.get(key)
+        if found is not None:
+            self._kept_moves.move_to_end(key)
+            return found
+        found = self._moves(layer, state)
+        if layer + 1 < len(self.sources):
+            missing = [m.next_state for m in found
+                       if (layer + 1, m.next_state) not in self._kept_counts]
+            if missing:
+                self._count_later(layer + 1, missing)
+        self._kept_moves[key] = found
+        if len(self._kept_moves) > WALK_MOVES_KEPT:
+            self._kept_moves.popitem(last=False)
+        return found
+
+    def after(self, layer: int, state: State) -> int:
+        """Completions of the sources after ``layer`` from ``state``."""
+        if layer + 1 >= len(self.sources):
+            return 1
+        key = (layer + 1, state)
+        found = self._kept_counts.get(key)
+        if found is None:
+            self._count_later(layer + 1, [state])
+            found = self._kept_counts[key]
+        else:
+            self._kept_counts.move_to_end(key)
+        return found
+
+    def _count_later(self, first: int, states: list[State]) -> None:
+        """Count the completions of the sources from ``first`` on, from each of
+        ``states``, with one frontier program over those sources."""
+        later = self.sources[first:]
+        touched = {r.id for s in later for r in s.recipients if r.id in self.index}
+        blank = (0, False)
+        carried = tuple(item for n, item in enumerate(self.items) if item in touched
+                        and any(state[n] != blank for state in states))
+
+        def begin(state: State) -> ItemStates:
+            out: list[ItemState] = []
+            for item in carried:
+                n = self.index[item]
+                progress, required = state[n]
+                out.append(DONE if progress >= self.cap[n] else (progress, required))
+            return tuple(out)
+
+        starts = {state: begin(state) for state in dict.fromkeys(states)}
+        sub = Part(later, tuple(i for i in self.part.lethal_items if i in touched),
+                   tuple(i for i in self.part.loyalty_items if i in touched))
+        order = [j - first for j in self.order if j >= first]
+        # The counting program's order, the earlier sources where the source that led
+        # to these states stood in it; failing that, the earlier sources first.
+        placed = self.order[:self.order.index(first - 1)] if first else []
+        spots = dict.fromkeys([sum(1 for j in placed if j >= first), 0])
+        program: FrontierPart | None = None
+        for k, spot in enumerate(spots):
+            budget = [self.limit]
+            self.counts += 1
+            try:
+                program = FrontierPart(self.space, sub, budget, self.limit, order=order,
+                                       carried=carried, starts=starts.values(),
+                                       earlier_at=spot)
+                self.widest = max(self.widest, program.width)
+            except CountOutOfReach:
+                if k + 1 < len(spots):
+                    continue
+                if len(starts) < 2:
+                    raise
+                # Too many starts at once: half of them, then the other half.
+                half = len(starts) // 2
+                listed = list(starts)
+                self._count_later(first, listed[:half])
+                self._count_later(first, listed[half:])
+                return
+            finally:
+                self._charge(self.limit - max(budget[0], 0))
+            break
+        assert program is not None
+        for state, begun in starts.items():
+            self._kept_counts[(first, state)] = program.count_from(begun)
+        while len(self._kept_counts) > WALK_COUNTS_KEPT:
+            self._kept_counts.popitem(last=False)
+
+
 def _picker(keep: tuple[int, ...]) -> Callable[[list[SourceState | ItemState]],
                                                FrontierState]:
     """A fast function from a list to the tuple of its entries at ``keep``."""
@@ -1016,9 +1409,11 @@ class Census:
     Counting and sampling read :attr:`counters`: a part whose sources share items is
     taken by :class:`FrontierPart`, in an order that keeps its frontier small; any
     other by :class:`PartSpace`. Enumeration (and rank and unrank) walk :attr:`parts`,
-    the dynamic program of each part in the declared order of its sources. Each is
-    built on first use, with a budget of its own; ``ordered`` builds :attr:`parts` at
-    once (so that a refusal comes before the first assignment), else :attr:`counters`.
+    the declared order of each part's sources: its :class:`PartSpace`, or a
+    :class:`FrontierWalk` backed by its counting program where that table would be too
+    large. Each is built on first use, with a budget of its own; ``ordered`` builds
+    :attr:`parts` at once (so that a refusal comes before the first assignment), else
+    :attr:`counters`.
     """
 
     def __init__(self, space: LegalSpace, work_limit: int = WORK_LIMIT, *,
@@ -1037,13 +1432,11 @@ class Census:
         if self._counters is None:
             space, budget, limit = self.space, self.budget, self.limit
             built: list[PartSpace | FrontierPart] = []
-            for i, part in enumerate(space.parts):
+            for part in space.parts:
                 coupled = len(part.sources) > 1 and bool(part.lethal_items
                                                           or part.loyalty_items)
                 if coupled and FrontierPart.fits(space, part):
                     built.append(FrontierPart(space, part, budget, limit))
-                elif self._parts is not None:
-                    built.append(self._parts[i])
                 else:
                     built.append(PartSpace(space, part, budget, limit))
             self._counters = built
@@ -1052,14 +1445,28 @@ class Census:
     @property
     def parts(self) -> list[PartSpace]:
         """The dynamic program of each part in the declared order of its sources, which
-        enumeration, rank and unrank walk (built on first use)."""
+        enumeration, rank and unrank walk (built on first use): :class:`PartSpace` where
+        it holds few enough states, else a :class:`FrontierWalk` over the part's
+        counting program (the same order, built one state at a time)."""
         if self._parts is None:
+            counters = self.counters
             budget = [self.limit]
-            known: list[PartSpace | FrontierPart | None] = (
-                [*self._counters] if self._counters else [None] * len(self.space.parts))
-            self._parts = [c if isinstance(c, PartSpace)
-                           else PartSpace(self.space, part, budget, self.limit)
-                           for c, part in zip(known, self.space.parts, strict=True)]
+            built: list[PartSpace] = []
+            for counter, part in zip(counters, self.space.parts, strict=True):
+                if isinstance(counter, PartSpace):
+                    built.append(counter)
+                    continue
+                # The whole table, when it is small, makes each walk a lookup; a part
+                # that needs more than a fraction of the limit is walked instead.
+                trial = [min(budget[0], self.limit // DECLARED_SHARE)]
+                try:
+                    table = PartSpace(self.space, part, trial, self.limit)
+                except CountOutOfReach:
+                    built.append(FrontierWalk(self.space, part, counter, self.limit))
+                    continue
+                budget[0] -= min(budget[0], self.limit // DECLARED_SHARE) - trial[0]
+                built.append(table)
+            self._parts = built
         return self._parts
 
     def count(self) -> int:
@@ -1075,8 +1482,14 @@ class Census:
 
     def enumerate(self) -> Iterator[Amounts]:
         """Every legal assignment once, streaming (memory independent of the count), in
-        the declared order of the sources; a refusal comes here, before the first."""
+        the declared order of the sources; a refusal comes here, before the first (a
+        walk that counts the later sources as it goes may still refuse later, past its
+        work limit: :class:`FrontierWalk`)."""
         parts = self.parts
+        for part in parts:
+            if part.sources:
+                part.renew()
+                part.moves_from(0, part.start)  # the first walk's widest count, now
 
         def each() -> Iterator[Amounts]:
             for pieces in lazy_product(len(parts), lambda chosen: parts[len(chosen)]

@@ -213,12 +213,11 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
     # 3. The first in enumeration order among those left.
     for ps in census.parts:
         state = ps.start
+        ps.renew()
         for layer, s in enumerate(ps.sources):
             recipients = [r.id for r in s.recipients]
             mine = {t: incumbent[(s.id, t)] for t in recipients}
-            live = [mv for mv in ps.moves[layer][state]
-                    if layer + 1 == len(ps.sources)
-                    or ps.completions[layer + 1].get(mv.next_state, 0)]
+            live = [mv for mv in ps.moves_from(layer, state) if ps.after(layer, mv.next_state)]
             at = next((i for i, mv in enumerate(live) if _matches(mv, mine, recipients)),
                       None)
             if at is None:
