@@ -8,6 +8,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trample.models.combat import Combat
 from trample.solver import api
@@ -17,7 +19,7 @@ from trample.solver.rules import legal_space
 from trample.solver.search_settings import SearchSettings
 
 import brute
-from strategies import split_count
+from strategies import combats, contests, pileups, split_count
 
 ASSIGNED = list(brute.ASSIGNED_TERMS)
 SEEDS = range(600)
@@ -267,3 +269,23 @@ def test_huge_thresholds_are_declined_before_any_work(monkeypatch) -> None:  # t
     amounts = {(e["source"], e["target"]): e["amount"] for e in result["assignment"]}
     assert api.validate(doc, result["assignment"])["legal"]
     assert sum(amounts.values()) == 3 * huge
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=st.one_of(combats(rich=True), combats(), pileups(), contests()),
+       side=st.sampled_from(["attackers", "blockers"]), data=st.data())
+def test_the_program_on_every_kind_of_combat(doc: dict[str, Any], side: str,
+                                             data: st.DataObject) -> None:
+    """The general strategies (first strike and double strike, deathtouch, marked damage,
+    indestructible blockers, planeswalkers and battles in and out of combat, both sides):
+    wherever the program answers for the whole space, its split is legal and worth the
+    brute force's optimum, for assigned-damage terms in any order."""
+    terms = data.draw(st.permutations(ASSIGNED)) if side == "attackers" else ["kills"]
+    terms = list(terms)[: data.draw(st.integers(1, len(terms)))]
+    space = legal_space(Combat.from_json(doc), side)
+    found = solve_lone_group(space, list(space.parts), terms, frozenset())
+    if found is None:
+        return
+    assert brute.is_legal(doc, side, found), found
+    assert brute.objective(doc, side, found, terms) == brute.optimum(doc, side, terms)
