@@ -599,9 +599,8 @@ def _parse_keywords(obj: _Obj) -> tuple[frozenset[str], int]:
 
 
 _PLAIN_TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures",
-                               "step"}) | REQUEST_FIELDS
-_EMPTY_IN_PLAIN = ("planeswalkers", "battles", "prevention", "multipliers",
-                   "loss_thresholds")
+                               "planeswalkers", "step"}) | REQUEST_FIELDS
+_EMPTY_IN_PLAIN = ("battles", "prevention", "multipliers", "loss_thresholds")
 """Top-level lists a plain document may have, empty."""
 _PLAIN_CREATURE_FIELDS = _CREATURE_FIELDS - {"qualities", "assigns", "as_though_unblocked",
                                              "assigned_by"}
@@ -618,12 +617,12 @@ def _parse_plain(document: object) -> Combat | None:
     paths (which only a refusal needs), or None: the general reader must read it.
 
     The common shape: a plain dict of plain JSON values (exact ``str``, ``int``, ``bool``,
-    ``list``, ``dict``) with players and creatures only (planeswalkers, battles,
+    ``list``, ``dict``) with players, creatures and planeswalkers only (battles,
     prevention, multipliers and loss thresholds absent or empty; no toxic, no combat/1
-    §10 fields), short lists, and nothing wrong. Anything else, a single doubt included,
-    gives None, and the general reader (:func:`_parse_general`) reads the document again
-    from the start: every refusal comes from it, with its field path and its words. So
-    this accepts only what the general reader accepts, reading it to an equal
+    §10 fields), short lists of keywords and blocks, and nothing wrong. Anything else, a
+    single doubt included, gives None, and the general reader (:func:`_parse_general`)
+    reads the document again from the start: every refusal comes from it, with its field
+    path and its words. So this accepts only what the general reader accepts, reading it to an equal
     :class:`Combat` (the tests compare the two on valid and broken documents)."""
     if type(document) is not dict:
         return None
@@ -663,6 +662,30 @@ def _parse_plain(document: object) -> Combat | None:
     active = document.get("active_player")
     if type(active) is not str or active not in player_ids:
         return None
+    raw_walkers = document.get("planeswalkers", _EMPTY_LIST)
+    if type(raw_walkers) is not list or len(raw_walkers) > MAX_OBJECTS:
+        return None
+    walkers: list[Planeswalker] = []
+    owner_of: dict[str, str] = {}  # a planeswalker -> its controller, whom attacking it attacks
+    for raw in raw_walkers:
+        if type(raw) is not dict or not _PLANESWALKER_FIELDS.issuperset(raw):
+            return None
+        wid = raw.get("id")
+        controller = raw.get("controller")
+        loyalty = raw.get("loyalty")
+        in_combat = raw.get("in_combat", True)
+        name = raw.get("name")
+        if (type(wid) is not str or not 0 < len(wid) <= MAX_ID_LENGTH or wid in seen
+                or type(controller) is not str or controller not in player_ids
+                or type(loyalty) is not int or not -most <= loyalty <= most
+                or type(in_combat) is not bool
+                or (name is not None and (type(name) is not str
+                                          or len(name) > MAX_TEXT_LENGTH))
+                or (name is None and "name" in raw)):
+            return None
+        seen.add(wid)
+        owner_of[wid] = controller
+        walkers.append(Planeswalker(wid, controller, loyalty, in_combat, name))
     raw_creatures = document.get("creatures")
     if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
         return None
@@ -716,12 +739,15 @@ def _parse_plain(document: object) -> Combat | None:
             keywords = frozenset(found)
             banding = banding or _may_band(keywords)
         if attacking is not None:
-            # An attacker of the active player attacks an opponent (508.1b); it blocks
-            # nothing (checked below: no attacker is among the defender's ids).
-            if (type(attacking) is not str or attacking == active
-                    or attacking not in player_ids or controller != active or raw_blocking):
+            # An attacker of the active player attacks an opponent or a planeswalker an
+            # opponent controls (508.1b); it blocks nothing (checked below: no attacker
+            # is among the defender's ids).
+            if type(attacking) is not str or controller != active or raw_blocking:
                 return None
-            defender[cid] = attacking
+            owner = attacking if attacking in player_ids else owner_of.get(attacking)
+            if owner is None or owner == active:
+                return None
+            defender[cid] = owner
         elif blocked is not None:
             return None
         creature = Creature(cid, controller, power, toughness, damage, value, keywords,
@@ -754,28 +780,31 @@ def _parse_plain(document: object) -> Combat | None:
     else:
         return None
     if banding:  # who chooses which split is worked out by the constructor (702.22j-k)
-        return Combat(active, tuple(players), tuple(creatures), (), (), step)
+        return Combat(active, tuple(players), tuple(creatures), tuple(walkers), (), step)
     index: dict[str, Player | Creature | Planeswalker | Battle] = {p.id: p for p in players}
     for c in creatures:
         index[c.id] = c
-    return _assembled(active, tuple(players), tuple(creatures), step, index,
+    for w in walkers:  # in the constructor's order: players, creatures, planeswalkers
+        index[w.id] = w
+    return _assembled(active, tuple(players), tuple(creatures), tuple(walkers), step, index,
                       {aid: tuple(ids) for aid, ids in blockers.items()})
 
 
 def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creature, ...],
-               step: Step, index: dict[str, Player | Creature | Planeswalker | Battle],
+               planeswalkers: tuple[Planeswalker, ...], step: Step,
+               index: dict[str, Player | Creature | Planeswalker | Battle],
                blockers: dict[str, tuple[str, ...]]) -> Combat:
-    """The :class:`Combat` of players and creatures alone, nobody's split moved to the
-    other side, with the look-ups its constructor would derive (``index``, ``blockers``)
-    given: :func:`_parse_plain` has them at hand, and deriving them again was a fifth of
-    a tiny document's reading. The tests compare it, look-ups included, with the
-    constructor's."""
+    """The :class:`Combat` of players, creatures and planeswalkers alone, nobody's split
+    moved to the other side, with the look-ups its constructor would derive (``index``,
+    ``blockers``) given: :func:`_parse_plain` has them at hand, and deriving them again
+    was a fifth of a tiny document's reading. The tests compare it, look-ups included,
+    with the constructor's."""
     combat = object.__new__(Combat)
     put = object.__setattr__  # frozen: as the dataclass's own constructor sets its fields
     put(combat, "active_player", active)
     put(combat, "players", players)
     put(combat, "creatures", creatures)
-    put(combat, "planeswalkers", ())
+    put(combat, "planeswalkers", planeswalkers)
     put(combat, "battles", ())
     put(combat, "step", step)
     put(combat, "prevention", ())

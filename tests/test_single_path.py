@@ -340,13 +340,14 @@ def test_the_plain_reader_reads_as_the_general_one_or_declines() -> None:
 
 
 def test_large_documents_of_the_common_shape_are_read_in_one_pass() -> None:
-    """Gang blocks, armies and split ranks of hundreds of creatures are read by the plain
-    reader to the general reader's combat; past the general reader's limit on blocks in
+    """Gang blocks, armies, split ranks and planeswalker pile-ups of hundreds of creatures
+    are read by the plain reader to the general reader's combat; past the general reader's limit on blocks in
     all, the plain reader declines and the general one refuses."""
     from benchmarks import generators
 
     for doc in (generators.gang_block(1_000, 0), generators.token_army(100, 400, 1),
-                generators.split_ranks(160, 2), generators.wide_gang(2_000, 3)):
+                generators.split_ranks(160, 2), generators.wide_gang(2_000, 3),
+                generators.planeswalker_pileup(200, 4)):
         plain, general = read_both(doc)
         assert plain is not None
         assert_same_combat(plain, general)
