@@ -520,9 +520,10 @@ def _spellings(value: float) -> set[str]:
 
 def test_the_specs_limits_are_the_codes() -> None:
     """Every constant the spec's limits table names has the value the table gives it."""
-    from trample.solver import counting, cpsat, fastpath, plan, rules, union
+    from trample.solver import counting, cpsat, fastpath, lone_groups, milp, plan, rules, union
 
-    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath, plan, rules, union]
+    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath, lone_groups, milp,
+               plan, rules, union]
     text = DOCS["docs/spec.md"].read_text("utf-8")
     section = text.split("## 9. Limits", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"^\|.*$", section, flags=re.M)

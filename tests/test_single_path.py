@@ -341,8 +341,9 @@ def test_the_plain_reader_reads_as_the_general_one_or_declines() -> None:
 
 def test_large_documents_of_the_common_shape_are_read_in_one_pass() -> None:
     """Gang blocks, armies, split ranks and planeswalker pile-ups of hundreds of creatures
-    are read by the plain reader to the general reader's combat; past the general reader's limit on blocks in
-    all, the plain reader declines and the general one refuses."""
+    are read by the plain reader to the general reader's combat; past the general
+    reader's limit on blocks in all, the plain reader declines and the general one
+    refuses."""
     from benchmarks import generators
 
     for doc in (generators.gang_block(1_000, 0), generators.token_army(100, 400, 1),
