@@ -40,9 +40,11 @@ otherwise ``None`` and the caller searches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import product
 from math import prod
+from operator import add, itemgetter
+from typing import Any
 
 from trample.solver.assignment import Amounts
 from trample.solver.counting import greedy_order
@@ -143,8 +145,12 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     # The state holds the open targets only, in the order they opened: a target opens
     # at its first source and closes after its last.
     opened: list[int] = []
-    states: dict[State, tuple[Vector, tuple[int, ...]]] = {
-        ((), ()): (tuple(0 for _ in terms), ())}
+    zero: Vector = tuple(0 for _ in terms)
+    start: State = ((), ())
+    states: dict[State, Vector] = {start: zero}
+    # Per source: each state reached -> (the state before it, the candidate taken), to
+    # read the best path back at the end.
+    back: list[dict[State, tuple[State, int]]] = []
     options: list[list[Candidate]] = []
     work = 0
     for n, j in enumerate(order):
@@ -156,18 +162,34 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
         ext = opened + fresh
         at = {i: p for p, i in enumerate(ext)}
         limit = [cap[i] for i in ext]
-        shut = [(at[i], i) for i in closing[n]]
+        # What closing each target adds, and from how much damage on.
+        shut: list[tuple[int, int, Vector | None]] = []
+        for i in closing[n]:
+            t = tracked[i]
+            extra = [0] * len(terms)
+            if t in creatures:
+                for a in kills_at:
+                    extra[a] += worth.get(t, 0)
+                threshold = cap[i]
+            else:
+                for a in steps[t]:
+                    extra[a] += 1
+                threshold = need.get(t, cap[i] + 1)
+            shut.append((at[i], threshold, tuple(extra) if any(extra) else None))
         keep = [p for p, i in enumerate(ext) if last[i] != n]
+        pick = _picker(keep)
         moves = [(gain, [(at[i], a) for i, a in enumerate(sent) if a],
                   [at[i] for i, flag in enumerate(requires) if flag])
                  for _, gain, sent, requires in found]
         pad_got = (0,) * len(fresh)
         pad_used = (False,) * len(fresh)
-        following: dict[State, tuple[Vector, tuple[int, ...]]] = {}
-        for (got, used), (value, path) in states.items():
+        following: dict[State, Vector] = {}
+        came: dict[State, tuple[State, int]] = {}
+        for state, value in states.items():
             work += len(moves)
             if work > budget:
                 return None
+            got, used = state
             base_got = got + pad_got
             base_used = used + pad_used
             for k, (gain, sent, requires) in enumerate(moves):
@@ -178,38 +200,47 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                 now = list(base_used)
                 for p in requires:
                     now[p] = True
-                total = [x + y for x, y in zip(value, gain, strict=True)]
-                for p, i in shut:
-                    met = reached[p] >= limit[p]
-                    if now[p] and not met:
+                total = tuple(map(add, value, gain))
+                for p, threshold, bonus in shut:
+                    v = reached[p]
+                    if now[p] and v < limit[p]:
                         break  # a recipient used that requires it, short of it (702.19b-c)
-                    t = tracked[i]
-                    if t in creatures:
-                        if met:
-                            for a in kills_at:
-                                total[a] += worth.get(t, 0)
-                    elif reached[p] >= need.get(t, cap[i] + 1):
-                        for a in steps[t]:
-                            total[a] += 1
+                    if bonus is not None and v >= threshold:
+                        total = tuple(map(add, total, bonus))
                 else:
-                    nxt = (tuple(reached[p] for p in keep), tuple(now[p] for p in keep))
+                    nxt = (pick(reached), pick(now))
                     kept = following.get(nxt)
-                    candidate = tuple(total)
-                    if kept is None or candidate > kept[0]:
-                        following[nxt] = (candidate, (*path, k))
+                    if kept is None or total > kept:
+                        following[nxt] = total
+                        came[nxt] = (state, k)
         opened = [ext[p] for p in keep]
         open_helpful = [q for q, i in enumerate(opened) if i in helpful]
         sweep = max(open_helpful, key=lambda q: cap[opened[q]]) if open_helpful else None
         states = following if sweep is None else _undominated(following, sweep)
-    best = max(states.values(), default=None, key=lambda entry: entry[0])
-    if best is None:
+        back.append(came)
+    if not states:
         return None
+    state = max(states, key=lambda st: states[st])  # the first best, in insertion order
+    picked: list[int] = []
+    for came in reversed(back):
+        state, k = came[state]
+        picked.append(k)
     result: Amounts = {}
-    for choice, picked in zip(options, best[1], strict=True):
-        for pair, amount in choice[picked][0].items():
+    for choice, k in zip(options, reversed(picked), strict=True):
+        for pair, amount in choice[k][0].items():
             if amount > 0:
                 result[pair] = amount
     return result
+
+
+def _picker(keep: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """A function taking the items at ``keep`` of a list, as a tuple."""
+    if not keep:
+        return lambda values: ()
+    if len(keep) == 1:
+        only = keep[0]
+        return lambda values: (values[only],)
+    return itemgetter(*keep)
 
 
 def _is_creature(space: LegalSpace, target: str) -> bool:
@@ -253,8 +284,7 @@ def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
     return len(set(walls)) == len(walls)
 
 
-def _undominated(states: dict[State, tuple[Vector, tuple[int, ...]]], sweep: int
-                 ) -> dict[State, tuple[Vector, tuple[int, ...]]]:
+def _undominated(states: dict[State, Vector], sweep: int) -> dict[State, Vector]:
     """``states`` without those another state dominates along one tracked target
     (``sweep``): the same in every other respect, giving no less to that target and
     worth at least as much (every completion of the one is a completion of the other,
@@ -265,15 +295,15 @@ def _undominated(states: dict[State, tuple[Vector, tuple[int, ...]]], sweep: int
     for state in states:
         got, used = state
         buckets.setdefault((got[:sweep], got[sweep + 1:], used), []).append(state)
-    kept: dict[State, tuple[Vector, tuple[int, ...]]] = {}
+    kept: dict[State, Vector] = {}
     for members in buckets.values():
         members.sort(key=lambda st: st[0][sweep], reverse=True)
         top: Vector | None = None
         for state in members:
-            entry = states[state]
-            if top is None or entry[0] > top:
-                kept[state] = entry
-                top = entry[0]
+            value = states[state]
+            if top is None or value > top:
+                kept[state] = value
+                top = value
     return kept
 
 
