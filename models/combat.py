@@ -612,6 +612,14 @@ and blocks in all up to the general reader's own limits (:data:`MAX_OBJECTS`,
 (a doubt found late costs at most a second reading)."""
 
 
+def _plain_name(raw: dict[str, Any], name: object) -> bool:
+    """Whether ``name`` (``raw``'s, or None) is one the one-pass reader takes: absent, or a
+    string within the length limit (an explicit null goes to the general reader)."""
+    if name is None:
+        return "name" not in raw
+    return type(name) is str and len(name) <= MAX_TEXT_LENGTH
+
+
 def _parse_plain(document: object) -> Combat | None:
     """The combat of a document of the common shape, read in one pass without the field
     paths (which only a refusal needs), or None: the general reader must read it.
@@ -652,9 +660,7 @@ def _parse_plain(document: object) -> Combat | None:
         if (type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH or pid in seen
                 or type(life) is not int or not -most <= life <= most
                 or type(poison) is not int or not 0 <= poison <= most
-                or (name is not None and (type(name) is not str
-                                          or len(name) > MAX_TEXT_LENGTH))
-                or (name is None and "name" in raw)):
+                or not _plain_name(raw, name)):
             return None
         seen.add(pid)
         players.append(Player(pid, life, name, poison))
@@ -679,9 +685,7 @@ def _parse_plain(document: object) -> Combat | None:
                 or type(controller) is not str or controller not in player_ids
                 or type(loyalty) is not int or not -most <= loyalty <= most
                 or type(in_combat) is not bool
-                or (name is not None and (type(name) is not str
-                                          or len(name) > MAX_TEXT_LENGTH))
-                or (name is None and "name" in raw)):
+                or not _plain_name(raw, name)):
             return None
         seen.add(wid)
         owner_of[wid] = controller
@@ -711,9 +715,7 @@ def _parse_plain(document: object) -> Combat | None:
                 or type(toughness) is not int or not -most <= toughness <= most
                 or type(damage) is not int or not 0 <= damage <= most
                 or type(value) is not int or not -most <= value <= most
-                or (name is not None and (type(name) is not str
-                                          or len(name) > MAX_TEXT_LENGTH))
-                or (name is None and "name" in raw)
+                or not _plain_name(raw, name)
                 or (blocked is not None and type(blocked) is not bool)
                 or (blocked is None and "blocked" in raw)):
             return None
