@@ -40,6 +40,7 @@ otherwise ``None`` and the caller searches.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from itertools import product
 from math import prod
@@ -63,6 +64,9 @@ MAX_WORK = 100_000
 :data:`WORK_PER_SOURCE` per source: estimated before it starts (from the open targets'
 thresholds), counted while it runs."""
 WORK_PER_SOURCE = 200
+CLOCK_EVERY = 2_000
+"""Transitions between two readings of the clock (a few milliseconds of work), so that
+the program stops soon after the caller's deadline."""
 GREEDY_SOURCES = 64
 """Groups of more sources keep their parts' order rather than the greedy one."""
 
@@ -77,9 +81,12 @@ tracked targets its used recipients require."""
 
 
 def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                     exclude: frozenset[str]) -> Amounts | None:
+                     exclude: frozenset[str], deadline: float | None = None,
+                     stop: Callable[[], bool] | None = None) -> Amounts | None:
     """The first best assignment of ``group``, or None when this method does not
-    apply (see the module's docstring)."""
+    apply (see the module's docstring), or when ``deadline`` (a :func:`time.monotonic`
+    instant) passes or ``stop()`` is true while it runs: the caller's search, which
+    keeps to both, answers then."""
     if not set(terms) <= ASSIGNED_TERMS:
         return None
     sources = [s for part in group for s in part.sources]
@@ -153,7 +160,10 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     back: list[dict[State, tuple[State, int]]] = []
     options: list[list[Candidate]] = []
     work = 0
+    checked = 0  # the work when the clock was last read
     for n, j in enumerate(order):
+        if _late(deadline, stop):
+            return None
         found = _candidates(space, sources[j], terms, inner, index, creatures)
         if found is None or not found:
             return None
@@ -189,6 +199,10 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
             work += len(moves)
             if work > budget:
                 return None
+            if work - checked >= CLOCK_EVERY:
+                checked = work
+                if _late(deadline, stop):
+                    return None
             got, used = state
             base_got = got + pad_got
             base_used = used + pad_used
@@ -231,6 +245,12 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
             if amount > 0:
                 result[pair] = amount
     return result
+
+
+def _late(deadline: float | None, stop: Callable[[], bool] | None) -> bool:
+    """Whether the caller's time is up or it was asked to stop."""
+    return (deadline is not None and time.monotonic() > deadline) or \
+        (stop is not None and stop())
 
 
 def _picker(keep: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:

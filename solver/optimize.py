@@ -185,8 +185,8 @@ each term could still gain (a lexicographic upper bound on the improvement)."""
 
 
 def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
-                    exclude: frozenset[str], settings: SearchSettings = SHIPPED
-                    ) -> Amounts | None:
+                    exclude: frozenset[str], settings: SearchSettings = SHIPPED,
+                    deadline: float | None = None) -> Amounts | None:
     """The group's optimum when an exact method without search applies, else None."""
     sources = [s for part in group for s in part.sources]
     if all(len(s.recipients) == 1 and not s.recipients[0].gated for s in sources):
@@ -196,7 +196,9 @@ def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[st
         if found is not None:
             return found
     if len(sources) > 1 and settings.dynamic_program:
-        found = solve_lone_group(space, group, terms, exclude)
+        cancel = settings.cancel
+        found = solve_lone_group(space, group, terms, exclude, deadline,
+                                 None if cancel is None else cancel.is_set)
         if found is not None:
             return found
     return _by_inspection(space, group, terms, exclude)
@@ -351,7 +353,7 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
     answers: list[GroupAnswer | None] = []
     hard: list[int] = []
     for i, group in enumerate(groups):
-        found = _without_search(space, group, terms, exclude, settings)
+        found = _without_search(space, group, terms, exclude, settings, deadline)
         answers.append(None if found is None else (None, found))
         if found is None:
             hard.append(i)

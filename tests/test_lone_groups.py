@@ -289,3 +289,32 @@ def test_the_program_on_every_kind_of_combat(doc: dict[str, Any], side: str,
         return
     assert brute.is_legal(doc, side, found), found
     assert brute.objective(doc, side, found, terms) == brute.optimum(doc, side, terms)
+
+
+def test_a_deadline_passed_or_a_stop_ends_the_program_before_any_work(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The program reads the caller's deadline and stop flag before each source (and
+    every few thousand transitions): past the one or with the other set it builds no
+    candidate and answers None, so the caller's search, which keeps to both, answers."""
+    import time
+
+    from trample.solver import lone_groups
+
+    built: list[str] = []
+    original = lone_groups._candidates
+
+    def counted(space, source, *args):  # type: ignore[no-untyped-def]
+        built.append(source.id)
+        return original(space, source, *args)
+
+    monkeypatch.setattr(lone_groups, "_candidates", counted)
+    doc = walker_group(3)
+    space = legal_space(Combat.from_json(doc), "attackers")
+    terms = ["lethal", "kills", "player_damage"]
+    assert solve_lone_group(space, list(space.parts), terms, frozenset()) is not None
+    assert built
+    built.clear()
+    assert solve_lone_group(space, list(space.parts), terms, frozenset(),
+                            deadline=time.monotonic() - 1) is None
+    assert solve_lone_group(space, list(space.parts), terms, frozenset(),
+                            stop=lambda: True) is None
+    assert built == []
