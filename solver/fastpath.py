@@ -214,20 +214,10 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
 
     # Holding: the best set of blockers to kill, nothing past them.
     if walls:
-        worth = scoring(space).killable  # values of the killable blockers not yet dead
-        chosen = _knapsack([need[w] for w in open_walls],
-                           [worth.get(w, 0) for w in open_walls], power)
-        if chosen is None:
+        held = holding(source.id, open_walls, already, need, scoring(space).killable, power)
+        if held is None:
             return None
-        killed = [open_walls[i] for i in chosen]
-        if not killed and not already:
-            # Nothing worth killing fits. Spread below every threshold if that holds all
-            # the power; otherwise something must die: the best single blocker.
-            room = sum(need[w] - 1 for w in open_walls)
-            if power > room:
-                fits = [w for w in open_walls if need[w] <= power]
-                killed = [max(fits, key=lambda w: worth.get(w, 0))] if fits else []
-        candidates.append(_holding(source.id, walls, need, killed, already, power))
+        candidates.append(held[0])
 
     # Passing: every blocker exactly lethal, the excess past them.
     gated = [r for r in others if r.requires_lethal or r.requires_loyalty]
@@ -281,17 +271,17 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
     bases, shifted = plain_plan(asked)
     if len(recipients) == 1 and not recipients[0].gated:
         best: Amounts = {(source.id, recipients[0].id): source.power}
-        values = _lone_values(space, score, source, best, bases)
+        values = lone_values(space, score, source, best, bases)
     else:
         candidates = _lone_candidates(space, source)
         if candidates is None:
             return None
         best = candidates[0]
-        values = _lone_values(space, score, source, best, bases)
+        values = lone_values(space, score, source, best, bases)
         if len(candidates) > 1:
             best_key = tuple(values.values())
             for amounts in candidates[1:]:
-                scored = _lone_values(space, score, source, amounts, bases)
+                scored = lone_values(space, score, source, amounts, bases)
                 key = tuple(scored.values())
                 if key > best_key:
                     best, values, best_key = amounts, scored, key
@@ -309,12 +299,13 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
     return answer
 
 
-def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amounts,
-                 terms: Sequence[str]) -> dict[str, int]:
+def lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amounts,
+                terms: Sequence[str], exclude: frozenset[str] = frozenset()
+                ) -> dict[str, int]:
     """:func:`~trample.solver.objectives.assigned_values` of a candidate of ``source``
-    alone in its space (positive amounts, to its recipients only): what a target
-    receives is its one entry, and every creature it assigns to is deathtouched when it
-    has deathtouch (702.2c)."""
+    alone in its space (positive amounts, to its recipients only), threshold terms
+    leaving out the targets of ``exclude``: what a target receives is its one entry, and
+    every creature it assigns to is deathtouched when it has deathtouch (702.2c)."""
     received = {target: amount for (_, target), amount in amounts.items()}
     values: dict[str, int] = {}
     damage: dict[str, int] | None = None
@@ -323,7 +314,7 @@ def _lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amo
         if need is not None:  # lethal, planeswalker_kills, battle_kills
             total = len(score.threshold_constant[term])
             for target, threshold in need.items():
-                if received.get(target, 0) >= threshold:
+                if received.get(target, 0) >= threshold and target not in exclude:
                     total += 1
         elif term == "kills":
             total = score.kills_constant
@@ -406,23 +397,46 @@ def _plain_source(space: LegalSpace, source: Source) -> bool:
     return True
 
 
-def _holding(source_id: str, walls: list[str], need: dict[str, int], killed: list[str],
-             already: list[str], power: int) -> Amounts:
-    """Lethal damage to ``killed``, the rest piled on a dead blocker or spread below the
-    thresholds of the others."""
-    amounts: dict[str, int] = {w: need[w] for w in killed}
-    left = power - sum(amounts.values())
-    dead = killed or already
-    if dead:
-        amounts[dead[0]] = amounts.get(dead[0], 0) + left
-    else:
-        for w in walls:
-            give = min(left, max(need[w] - 1, 0))
-            amounts[w] = give
-            left -= give
-        if left:
-            amounts[walls[0]] += left
-    return {(source_id, w): a for w, a in amounts.items() if a > 0}
+def holding(source_id: str, open_walls: list[str], already: list[str],
+            need: dict[str, int], worth: dict[str, int], power: int,
+            filled: Sequence[str] = ()) -> tuple[Amounts, tuple[str, int] | None] | None:
+    """The best split of ``power`` among a source's own blockers with nothing past them:
+    lethal damage to the knapsack's best set of ``open_walls`` (``need``: what the source
+    must give each; ``worth``: the killable ones' values), the rest piled on a blocker
+    already dealt lethal damage (``already``, or one killed), else on a shared creature
+    of ``filled`` (one the source gives its threshold elsewhere: returned as (creature,
+    amount) for the caller to add), else spread below the thresholds; when nothing worth
+    killing fits and the spread cannot hold it all, the best single blocker dies. None:
+    the knapsack would be too large, or nothing can take the rest."""
+    chosen = _knapsack([need[w] for w in open_walls], [worth.get(w, 0) for w in open_walls],
+                       power)
+    if chosen is None:
+        return None
+    killed = [open_walls[i] for i in chosen]
+    left = power - sum(need[w] for w in killed)
+    amounts = {w: need[w] for w in killed}
+    if left and (killed or already):
+        dead = (killed or already)[0]
+        amounts[dead] = amounts.get(dead, 0) + left
+        left = 0
+    if left and filled:
+        return {(source_id, w): a for w, a in amounts.items() if a > 0}, (filled[0], left)
+    if left:
+        room = sum(need[w] - 1 for w in open_walls)
+        if left > room:
+            # Nothing worth killing takes it all: the best single blocker must die.
+            fits = [w for w in open_walls if need[w] <= power]
+            if not fits:
+                return None
+            w = max(fits, key=lambda b: worth.get(b, 0))
+            amounts = {w: power}
+        else:
+            for w in open_walls:
+                give = min(left, need[w] - 1)
+                if give:
+                    amounts[w] = give
+                    left -= give
+    return {(source_id, w): a for w, a in amounts.items() if a > 0}, None
 
 
 def _past(space: LegalSpace, others: list[Recipient], excess: int) -> list[dict[str, int]]:

@@ -49,8 +49,8 @@ from typing import Any
 
 from trample.solver.assignment import Amounts
 from trample.solver.counting import greedy_order
-from trample.solver.fastpath import _knapsack, solve_lone
-from trample.solver.objectives import DAMAGE_KINDS, scoring
+from trample.solver.fastpath import holding, lone_values, solve_lone
+from trample.solver.objectives import scoring
 from trample.solver.rules import LegalSpace, Part, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
@@ -110,10 +110,9 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                     need[r.id] = n
     contested = [t for t in need if reach[t] > 1]
     walkers = [w for part in group for w in part.loyalty_items]
-    shared = [t for t, k in reach.items() if k > 1 and space.combat.get(t) is not None
-              and t in space.thresholds and space.thresholds[t] > 0
-              and t not in walkers and t not in need]
-    shared = [t for t in shared if _is_creature(space, t)]
+    # Creatures several sources assign to, not yet lethally damaged.
+    shared = [t for t, k in reach.items() if k > 1 and score.kind[t] == "creature"
+              and space.thresholds.get(t, 0) > 0]
     tracked = list(dict.fromkeys([*contested, *walkers, *shared]))
     index = {t: i for i, t in enumerate(tracked)}
     cap = tuple(max(need.get(t, 0) if t in contested else 0,
@@ -263,10 +262,6 @@ def _picker(keep: list[int]) -> Callable[[list[Any]], tuple[Any, ...]]:
     return itemgetter(*keep)
 
 
-def _is_creature(space: LegalSpace, target: str) -> bool:
-    return scoring(space).kind.get(target) == "creature"
-
-
 def _estimated_work(order: list[int], touches: list[list[int]], closing: list[list[int]],
                     cap: tuple[int, ...], sources: list[Source], index: dict[str, int],
                     creatures: frozenset[str], sweep: int | None, budget: int) -> int:
@@ -331,12 +326,13 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
                 exclude: frozenset[str], index: dict[str, int],
                 creatures: frozenset[str]) -> list[Candidate] | None:
     """The source's candidates (see the module's docstring), or None."""
+    score = scoring(space)
     width = len(index)
     if not any(r.id in index for r in source.recipients):
         alone = solve_lone(space, source, terms, exclude)
         if alone is None:
             return None
-        value = _value(space, source, alone, terms, exclude)
+        value = tuple(lone_values(space, score, source, alone, terms, exclude).values())
         return [(alone, value, (0,) * width, (False,) * width)]
     items = [r.id for r in source.recipients if r.id in creatures]
     walls = [r.id for r in source.recipients if r.kind == "creature" and r.id not in creatures]
@@ -352,13 +348,13 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
             > MAX_CANDIDATES:
         return None
     need = {w: space.lethal_from(source, w) for w in walls}
-    worth = scoring(space).killable
+    worth = score.killable
     open_walls = [w for w in walls if need[w] > 0]
     already = [w for w in walls if need[w] == 0]
     found: list[Candidate] = []
 
     def add(amounts: Amounts, given: dict[str, int], requires: set[str]) -> None:
-        value = _value(space, source, amounts, terms, exclude)
+        value = tuple(lone_values(space, score, source, amounts, terms, exclude).values())
         sent = [0] * width
         for (_, target), amount in amounts.items():
             i = index.get(target)
@@ -384,7 +380,7 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
         filled = [b for b in items if given[b] >= full[b]]
         # Holding: the knapsack's best over the blockers of its own.
         if walls or items:
-            held = _hold(source.id, open_walls, already, filled, need, worth, rest)
+            held = holding(source.id, open_walls, already, need, worth, rest, filled)
             if held is not None:
                 amounts, pile = held
                 if pile is not None:
@@ -426,73 +422,3 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
             if len(found) > MAX_CANDIDATES:
                 return None
     return found
-
-
-def _hold(source_id: str, open_walls: list[str], already: list[str], filled: list[str],
-          need: dict[str, int], worth: dict[str, int], power: int
-          ) -> tuple[Amounts, tuple[str, int] | None] | None:
-    """The best split of ``power`` among the source's own blockers with nothing past
-    them, and what is piled on a shared creature it already gives its threshold (None
-    when nothing can take the rest without changing what it gives a shared creature)."""
-    chosen = _knapsack([need[w] for w in open_walls], [worth.get(w, 0) for w in open_walls],
-                       power)
-    if chosen is None:
-        return None
-    killed = [open_walls[i] for i in chosen]
-    left = power - sum(need[w] for w in killed)
-    amounts = {w: need[w] for w in killed}
-    if left and (killed or already):
-        dead = (killed or already)[0]
-        amounts[dead] = amounts.get(dead, 0) + left
-        left = 0
-    if left and filled:
-        return {(source_id, w): a for w, a in amounts.items() if a > 0}, (filled[0], left)
-    if left:
-        room = sum(need[w] - 1 for w in open_walls)
-        if left > room:
-            # Nothing worth killing takes it all: the best single blocker must die.
-            fits = [w for w in open_walls if need[w] <= power]
-            if not fits:
-                return None
-            w = max(fits, key=lambda b: worth.get(b, 0))
-            amounts = {w: power}
-        else:
-            for w in open_walls:
-                give = min(left, need[w] - 1)
-                if give:
-                    amounts[w] = give
-                    left -= give
-    return {(source_id, w): a for w, a in amounts.items() if a > 0}, None
-
-
-def _value(space: LegalSpace, source: Source, amounts: Amounts, terms: Sequence[str],
-           exclude: frozenset[str]) -> Vector:
-    """What ``source``'s split adds to each term, up to a constant the same for all its
-    splits: it is the only source of each blocker and target in ``amounts`` whose
-    threshold counts (shared ones are tracked and in ``exclude``), so its kills and
-    thresholds are read from its own amounts (a term's value on the whole assignment
-    is the sum over the sources, plus what no split changes)."""
-    score = scoring(space)
-    kind = score.kind
-    values: list[int] = []
-    for term in terms:
-        total = 0
-        if term == "kills":
-            worth = score.killable
-            for (_, target), amount in amounts.items():
-                value = worth.get(target)
-                if value is not None and amount >= space.lethal_from(source, target):
-                    total += value
-        elif term in DAMAGE_KINDS:
-            wanted = DAMAGE_KINDS[term]
-            for (_, target), amount in amounts.items():
-                if kind[target] == wanted:
-                    total += amount
-        else:
-            need = score.assigned_thresholds[term]
-            for (_, target), amount in amounts.items():
-                n = need.get(target)
-                if n is not None and amount >= n and target not in exclude:
-                    total += 1
-        values.append(total)
-    return tuple(values)

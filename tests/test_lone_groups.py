@@ -236,21 +236,27 @@ def test_the_search_finds_what_the_program_finds(kind: str) -> None:
         assert with_program["objective"] == searched["objective"], seed
 
 
-def test_huge_thresholds_are_declined_before_any_work(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources whose candidates the program builds, in order."""
+    from trample.solver import lone_groups
+
+    sources: list[str] = []
+    original = lone_groups._candidates
+
+    def counted(space, source, *args):  # type: ignore[no-untyped-def]
+        sources.append(source.id)
+        return original(space, source, *args)
+
+    monkeypatch.setattr(lone_groups, "_candidates", counted)
+    return sources
+
+
+def test_huge_thresholds_are_declined_before_any_work(built: list[str]) -> None:
     """Blockers of toughness 2^40 shared by tramplers of power 2^40: the program would
     need a state per amount, so it declines from its estimate, before building a single
     candidate, and the search answers (exactly: the brute force is out of reach here,
     the validator is not)."""
-    from trample.solver import lone_groups
-
-    built: list[str] = []
-    original = lone_groups._candidates
-
-    def counted(space, source, *args):  # type: ignore[no-untyped-def]
-        built.append(source.id)
-        return original(space, source, *args)
-
-    monkeypatch.setattr(lone_groups, "_candidates", counted)
     huge = 2**40
     doc = {"active_player": "a",
            "players": [{"id": "a"}, {"id": "d", "life": huge}],
@@ -291,22 +297,13 @@ def test_the_program_on_every_kind_of_combat(doc: dict[str, Any], side: str,
     assert brute.objective(doc, side, found, terms) == brute.optimum(doc, side, terms)
 
 
-def test_a_deadline_passed_or_a_stop_ends_the_program_before_any_work(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_deadline_passed_or_a_stop_ends_the_program_before_any_work(
+        built: list[str]) -> None:
     """The program reads the caller's deadline and stop flag before each source (and
     every few thousand transitions): past the one or with the other set it builds no
     candidate and answers None, so the caller's search, which keeps to both, answers."""
     import time
 
-    from trample.solver import lone_groups
-
-    built: list[str] = []
-    original = lone_groups._candidates
-
-    def counted(space, source, *args):  # type: ignore[no-untyped-def]
-        built.append(source.id)
-        return original(space, source, *args)
-
-    monkeypatch.setattr(lone_groups, "_candidates", counted)
     doc = walker_group(3)
     space = legal_space(Combat.from_json(doc), "attackers")
     terms = ["lethal", "kills", "player_damage"]
