@@ -27,7 +27,8 @@ except ImportError as exc:  # the bench extra, or part of it, is missing
         sys.exit(2)
     raise
 
-QUICK = {"repeat": 1, "repeat_budget": 2.0, "time_limit": 2.0, "trample_time_limit": 10.0,
+QUICK = {"repeat": 1, "repeat_budget": 2.0, "min_time": 0.0, "time_limit": 2.0,
+         "trample_time_limit": 10.0,
          "tiny_solves": 300, "serve_requests": 50, "tiny_pool": 30}
 
 
@@ -99,6 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat-budget", type=float,
                         help="a method's runs stop once they took this many seconds in all "
                              "(default 10, 2 with --quick)")
+    parser.add_argument("--min-time", type=float,
+                        help="a method's timed runs go on past --repeat until they took "
+                             "this many seconds, so that a fast method is timed at the pace "
+                             "it keeps in a loop (default 0.2, 0 with --quick)")
     parser.add_argument("--trample-time-limit", type=float,
                         help="trample's own time limit (default 60, 10 with --quick)")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the generators")
@@ -128,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.repeat_budget <= 0:
             parser.error("--repeat-budget must be positive")
         cfg.repeat_budget = args.repeat_budget
+    if args.min_time is not None:
+        if args.min_time < 0:
+            parser.error("--min-time must not be negative")
+        cfg.min_time = args.min_time
     if args.trample_time_limit is not None:
         if args.trample_time_limit <= 0:
             parser.error("--trample-time-limit must be positive")

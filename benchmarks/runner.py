@@ -2,11 +2,14 @@
 
 Every method is timed from the JSON document: trample end to end through
 ``trample.solver.api``, each baseline parsing the document and deriving the legal space
-before its own work (model building included). Each method runs ``repeat`` times
-(the median is reported), or fewer once its runs so far took longer than
-``repeat_budget`` seconds in all, or when a run was skipped or stopped by its time limit
-(a second run would hit the limit again). The peak resident memory each method adds is
-measured around every run (:mod:`benchmarks.memory`) and the largest is reported.
+before its own work (model building included). Each method runs once measured for peak
+resident memory (:mod:`benchmarks.memory`: the measurement empties the allocator before
+the call, and so slows it), then to ``repeat`` runs in all, and on until the runs after
+the first took ``min_time`` seconds (a fast method is timed at the pace it keeps in a
+loop); the median of those runs is reported. It runs fewer times once its runs so far
+took longer than ``repeat_budget`` seconds in all, or when a run was skipped or stopped
+by its time limit (a second run would hit the limit again); a method run once is timed
+on that run.
 """
 
 from __future__ import annotations
@@ -131,6 +134,9 @@ class Config:
     repeat: int = 5
     repeat_budget: float = 10.0
     """A method's runs stop once they took this many seconds in all."""
+    min_time: float = 0.2
+    """A method's timed runs go on past ``repeat`` until they took this many seconds (at
+    most :data:`MAX_RUNS`): a fast method is timed at the pace it keeps in a loop."""
     quick: bool = False
     time_limit: float = 60.0
     trample_time_limit: float = 60.0
@@ -150,6 +156,10 @@ class Config:
         return self.sizes.get(name, family.quick if self.quick else family.full)
 
 
+MAX_RUNS = 2_000
+"""Most timed runs of one method on one instance (``min_time`` asks for more when fast)."""
+
+
 def _seed(family: str, size: int, base: int) -> int:
     return zlib.crc32(f"{family}:{size}:{base}".encode())
 
@@ -159,20 +169,38 @@ def _median(times: Sequence[float]) -> float:
 
 
 def measure(fn: Callable[[], T], repeat: int, budget: float,
-            again: Callable[[T], bool] = lambda _: True) -> tuple[list[float], T, int]:
-    """Run ``fn`` up to ``repeat`` times; the times, the last value and the most resident
-    memory a run added (bytes). Stops early once the runs took more than ``budget``
-    seconds in all or ``again(value)`` is false."""
+            again: Callable[[T], bool] = lambda _: True,
+            min_time: float = 0.0) -> tuple[list[float], T, int]:
+    """Run ``fn`` ``repeat`` times, the first measured for memory, and on while the
+    timed runs after it took less than ``min_time`` seconds (at most :data:`MAX_RUNS`);
+    the times, the last value and the resident memory the first run added at its peak
+    (bytes). Stops early once the runs took more than ``budget`` seconds in all or
+    ``again(value)`` is false.
+
+    Only the first run is measured for memory: the measurement collects garbage and
+    hands freed memory back to the system before the call (:func:`memory.start`), so
+    the call then faults its pages in again, which added about 0.35 ms to every run of
+    every method (a run of trample on a tiny combat: 0.04 -> 0.19 ms). The times are
+    those of the runs after it; the first run's time only when it is the only run. A
+    method of a few milliseconds takes several runs more to reach the pace it keeps in a
+    loop (a pile-up of 10 attackers: 0.69, 0.57, 0.54, 0.52, then 0.47-0.50 ms), hence
+    ``min_time``: the median is then that pace."""
+    begun = memory.start()
+    started = time.perf_counter()
+    value = fn()
+    first = time.perf_counter() - started
+    peak = memory.added(begun)
     times: list[float] = []
-    peak = 0
-    while True:
-        begun = memory.start()
+    spent = first
+    timed = 0.0
+    while (len(times) + 1 < repeat or (timed < min_time and len(times) < MAX_RUNS)) \
+            and spent <= budget and again(value):
         started = time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - started)
-        peak = max(peak, memory.added(begun))
-        if len(times) >= repeat or sum(times) > budget or not again(value):
-            return times, value, peak
+        spent += times[-1]
+        timed += times[-1]
+    return times or [first], value, peak
 
 
 def run_instance(family: str, name: str, doc: Document, cfg: Config,
@@ -188,7 +216,7 @@ def run_instance(family: str, name: str, doc: Document, cfg: Config,
         api.forget_spaces()
         return api.solve(doc, time_limit=cfg.trample_time_limit)
 
-    times, answer, peak = measure(fresh, cfg.repeat, cfg.repeat_budget)
+    times, answer, peak = measure(fresh, cfg.repeat, cfg.repeat_budget, min_time=cfg.min_time)
     trample = MethodResult("trample", times, answer["status"], peak_memory=peak)
     assess(trample, space, parse_assignment(space.combat, answer["assignment"]), TERMS)
     results.append(trample)
@@ -196,7 +224,8 @@ def run_instance(family: str, name: str, doc: Document, cfg: Config,
     def baseline(method: str, fn: Callable[[], baselines.Outcome]) -> MethodResult:
         progress(method)
         times, out, peak = measure(fn, cfg.repeat, cfg.repeat_budget,
-                                   again=lambda o: o.status in ("optimal", "heuristic"))
+                                   again=lambda o: o.status in ("optimal", "heuristic"),
+                                   min_time=cfg.min_time)
         result = MethodResult(method, times, out.status, gap=out.gap, note=out.note,
                               extra=out.extra, peak_memory=peak)
         assess(result, space, out.amounts, TERMS)
@@ -245,7 +274,7 @@ def census_methods(doc: Document, assignment: list[dict[str, Any]], cfg: Config,
             return int(api.count(doc)["count"])
         except CountOutOfReach:
             return None
-    times, counted, peak = measure(count, cfg.repeat, cfg.repeat_budget)
+    times, counted, peak = measure(count, cfg.repeat, cfg.repeat_budget, min_time=cfg.min_time)
     out.append(MethodResult("count", times, "exact" if counted is not None else "out_of_reach",
                             note=f"{baselines.digits(counted)} legal assignments"
                             if counted is not None else "",
@@ -253,13 +282,13 @@ def census_methods(doc: Document, assignment: list[dict[str, Any]], cfg: Config,
     progress("sample")
     draws = SAMPLE_DRAWS if not cfg.quick else 10
     times, _, peak = measure(lambda: list(api.sample(doc, n=draws, seed=0)), cfg.repeat,
-                             cfg.repeat_budget)
+                             cfg.repeat_budget, min_time=cfg.min_time)
     out.append(MethodResult("sample", times, "ok", note=f"{draws} draws",
                             extra={"draws_per_second": draws / _median(times)},
                             peak_memory=peak))
     progress("validate")
     times, verdict, peak = measure(lambda: api.validate(doc, assignment), cfg.repeat,
-                                   cfg.repeat_budget)
+                                   cfg.repeat_budget, min_time=cfg.min_time)
     if not verdict["legal"]:
         raise Mismatch(f"api.validate finds trample's own answer illegal: {verdict}")
     out.append(MethodResult("validate", times, "legal", peak_memory=peak))
@@ -432,11 +461,13 @@ def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
         "python": platform.python_version(), "platform": platform.platform(),
         "cpus": _cpus(), "ortools": version("ortools"), "scipy": version("scipy"),
         "quick": cfg.quick, "repeat": cfg.repeat, "repeat_budget": cfg.repeat_budget,
+        "min_time": cfg.min_time,
         "time_limit": cfg.time_limit, "memory": memory.METHOD,
         "trample_time_limit": cfg.trample_time_limit, "cpsat_workers": cfg.workers,
         "seed": cfg.seed, "families": list(cfg.families),
         "timing": "every method from the JSON document (parsing and legal space included; "
-                  "trample through trample.solver.api); median of up to `repeat` runs"
+                  "trample through trample.solver.api); median of `repeat` runs or more (until "
+                  "they took `min_time` seconds), after a first run measured for memory"
                   + _shared_cores(cfg),
         "fan_out": cfg.fan_out, "ray": cfg.ray,
         "_started": time.perf_counter(),

@@ -309,6 +309,35 @@ def test_memory_of_a_call_is_measured() -> None:
     assert small < 30 * 2**20 or not memory.RESETTABLE
 
 
+def test_only_the_first_run_is_measured_for_memory_and_it_is_not_timed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import memory, runner
+
+    events: list[str] = []
+    real_start = memory.start
+    monkeypatch.setattr(memory, "start", lambda: events.append("start") or real_start())
+    calls = iter(range(100))
+
+    def fn() -> int:
+        events.append("run")
+        return next(calls)
+
+    times, value, peak = runner.measure(fn, repeat=5, budget=1e9)
+    assert events == ["start", "run", "run", "run", "run", "run"]
+    assert len(times) == 4 and value == 4 and peak >= 0
+    # A fast method runs on until its timed runs took min_time, at most MAX_RUNS of them.
+    monkeypatch.setattr(runner, "MAX_RUNS", 50)
+    times, _, _ = runner.measure(fn, repeat=5, budget=1e9, min_time=1e9)
+    assert len(times) == 50
+    calls = iter(range(100))
+    # One run only (by repeat, or a value that asks for no more): its time is reported.
+    events.clear()
+    times, value, _ = runner.measure(fn, repeat=1, budget=1e9)
+    assert events == ["start", "run"] and len(times) == 1 and value == 0
+    times, value, _ = runner.measure(fn, repeat=5, budget=1e9, again=lambda v: False)
+    assert len(times) == 1 and value == 1
+
+
 # -- the settings benchmark ----------------------------------------------------------------
 
 def test_settings_quick_run(tmp_path: Path) -> None:
