@@ -454,6 +454,44 @@ def _past(space: LegalSpace, others: list[Recipient], excess: int) -> list[dict[
             if 0 <= x <= excess and (x == excess or x >= loyalty)]
 
 
+def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
+    """An upper bound, without search, on the damage ``sources`` can assign to ``target``
+    together: each source's legal most (:func:`ceilings`), or less where a planeswalker's
+    loyalty gates the target for several of them (702.19c): those that pass anything
+    must first give the planeswalker together what its other senders cannot (their
+    legal most to it at most), out of what their own blockers leave them (510.1a,
+    510.1c). Every
+    legal assignment stays within it."""
+    most = ceilings(space, sources)
+    plain = 0
+    gated: dict[str, int] = {}  # planeswalker -> what its gated sources keep past blockers
+    members: dict[str, set[str]] = {}
+    senders = space.senders
+    for s in sources:
+        r = s.recipient(target)
+        if r is None:
+            continue
+        alone = most.get((s.id, target), s.power)
+        walker = r.requires_loyalty
+        if walker is None:
+            plain += alone
+            continue
+        # What the source has past its own blockers (those only it assigns to).
+        kept = s.power - sum(space.still_needed(s, c) for c in r.requires_lethal
+                             if len(senders.get(c, ())) == 1)
+        gated[walker] = gated.get(walker, 0) + max(kept, 0)
+        members.setdefault(walker, set()).add(s.id)
+    total = plain
+    for walker, kept in gated.items():
+        others = sum(most.get((o.id, walker), o.power) for o in senders.get(walker, ())
+                     if o.id not in members[walker])
+        lacking = max(space.thresholds[walker] - others, 0)
+        total += max(kept - lacking, 0)
+    individual = sum(most.get((s.id, target), s.power) for s in sources
+                     if s.recipient(target) is not None)
+    return min(total, individual)
+
+
 def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, str], int]:
     """For each gated pair of ``sources``, the most its source can legally assign to it
     (only those below the source's power). 702.19b-e: the recipient gets damage only once

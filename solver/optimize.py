@@ -34,7 +34,7 @@ from typing import Literal
 from trample.models.errors import InternalError
 from trample.solver.assignment import Amounts
 from trample.solver.counting import CountOutOfReach, PartSpace, lazy_product
-from trample.solver.fastpath import ceilings, solve_lone
+from trample.solver.fastpath import most_to, solve_lone
 from trample.solver.greedy import greedy
 from trample.solver.lone_groups import lone_shaped, solve_lone_group
 from trample.solver.objectives import (
@@ -459,13 +459,12 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     """An upper bound on the damage ``part`` can assign to ``target``, or ``cap`` if it
     may reach that: exact (the part's optimum for damage to its kind, at most ``cap``)
     when that is proved, else the senders' power. With ``ceiling``, without a search:
-    the sum of its senders' legal most (:func:`trample.solver.fastpath.ceilings`)."""
+    :func:`trample.solver.fastpath.most_to` (its senders' legal most, less the loyalty
+    their planeswalkers lack)."""
     kind = scoring(space).kind[target]
     term = _DAMAGE_TERM[kind]
     if ceiling:
-        most = ceilings(space, part.sources)
-        return min(sum(most.get((s.id, target), s.power) for s in part.sources
-                       if s.recipient(target) is not None), cap)
+        return min(most_to(space, part.sources, target), cap)
     pairs = sum(len(s.recipients) for s in part.sources)
     if settings.backend == "milp" or (settings.backend == "auto"
                                       and pairs >= settings.milp_pairs):

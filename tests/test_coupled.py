@@ -11,13 +11,13 @@ from hypothesis import strategies as st
 from trample.models.combat import Combat
 from trample.solver import milp
 from trample.solver.cpsat import build_group
-from trample.solver.fastpath import ceilings
+from trample.solver.fastpath import ceilings, most_to
 from trample.solver.greedy import greedy
 from trample.solver.optimize import _reaches
 from trample.solver.rules import legal_space
 
 import brute
-from strategies import cached_legal_assignments, combats, contests, token_swarms
+from strategies import cached_legal_assignments, combats, contests, pileups, token_swarms
 
 SIDES = st.sampled_from(["attackers", "blockers"])
 SMALL = settings(max_examples=40, deadline=None,
@@ -35,6 +35,51 @@ def test_every_legal_assignment_keeps_within_the_ceilings(doc: dict, side: str) 
     for assignment in cached_legal_assignments(doc, side):
         for source, target, amount in assignment:
             assert amount <= most.get((source, target), amount), (source, target)
+
+
+@SMALL
+@given(doc=st.one_of(COMBATS, pileups()), side=SIDES)
+def test_no_legal_assignment_gives_a_target_more_than_most_to(doc: dict, side: str) -> None:
+    """Each part's bound on what it can give a player, planeswalker or battle holds for
+    every legal assignment the brute force lists (the part's sources summed)."""
+    space = legal_space(Combat.from_json(doc), side)
+    legal = cached_legal_assignments(doc, side)
+    for part in space.parts:
+        ids = {s.id for s in part.sources}
+        targets = {r.id for s in part.sources for r in s.recipients if r.kind != "creature"}
+        for target in targets:
+            most = most_to(space, part.sources, target)
+            for assignment in legal:
+                got = sum(a for s, t, a in assignment if t == target and s in ids)
+                assert got <= most, (target, most, sorted(assignment))
+
+
+def test_most_to_takes_the_loyalty_once_from_those_that_pass() -> None:
+    """Two unblocked 4- and 3-power creatures with trample over planeswalkers on a
+    planeswalker of loyalty 3, and a 2-power one whose 1/1 and 0/5 blockers keep it off
+    the planeswalker: 702.19c, the two give the planeswalker 3 first, so at most 4 goes
+    to its controller (each alone could send all its power but what the other lacks)."""
+    doc = {"active_player": "a",
+           "players": [{"id": "a"}, {"id": "d", "life": 20}],
+           "planeswalkers": [{"id": "pw", "controller": "d", "loyalty": 3}],
+           "creatures": [
+               {"id": "x", "controller": "a", "power": 4, "toughness": 4,
+                "keywords": ["trample over planeswalkers"], "attacking": "pw"},
+               {"id": "y", "controller": "a", "power": 3, "toughness": 3,
+                "keywords": ["trample over planeswalkers"], "attacking": "pw"},
+               {"id": "z", "controller": "a", "power": 2, "toughness": 2,
+                "keywords": ["trample"], "attacking": "pw"},
+               {"id": "b1", "controller": "d", "power": 0, "toughness": 1,
+                "blocking": ["z"]},
+               {"id": "b2", "controller": "d", "power": 0, "toughness": 5,
+                "blocking": ["z"]}],
+           "step": "regular"}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    [part] = [p for p in space.parts if len(p.sources) == 3]
+    assert most_to(space, part.sources, "d") == 4
+    best = max(sum(a for _, t, a in assignment if t == "d")
+               for assignment in brute.legal_assignments(doc, "attackers"))
+    assert best == 4
 
 
 def test_a_trampler_keeps_back_what_its_own_blockers_need() -> None:
