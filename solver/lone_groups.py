@@ -134,7 +134,9 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     touches = [[index[r.id] for r in s.recipients if r.id in index] for s in sources]
     # The greedy order looks at every source left for each one placed: a large group
     # keeps its parts' order (each part's sources together).
-    order = greedy_order(touches) if len(sources) <= GREEDY_SOURCES \
+    # keeps its parts' order (each part's sources together); with one target tracked,
+    # every order keeps it alone open.
+    order = greedy_order(touches) if len(tracked) > 1 and len(sources) <= GREEDY_SOURCES \
         else list(range(len(sources)))
     last: dict[int, int] = {}
     for n, j in enumerate(order):
