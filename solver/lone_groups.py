@@ -355,8 +355,10 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
     already = [w for w in walls if need[w] == 0]
     found: list[Candidate] = []
 
-    def add(amounts: Amounts, given: dict[str, int], requires: set[str]) -> None:
-        value = tuple(lone_values(space, score, source, amounts, terms, exclude).values())
+    def add(amounts: Amounts, given: dict[str, int], requires: set[str],
+            value: Vector | None = None) -> None:
+        if value is None:
+            value = tuple(lone_values(space, score, source, amounts, terms, exclude).values())
         sent = [0] * width
         for (_, target), amount in amounts.items():
             i = index.get(target)
@@ -374,21 +376,31 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
                 whole[(source.id, b)] = amount
         found.append((whole, value, tuple(sent), tuple(flags)))
 
+    held_by: dict[tuple[int, str | None],
+                  tuple[Amounts, tuple[str, int] | None, Vector] | None] = {}
     for combo in product(*(range(full[b] + 1) for b in items)):
         given = dict(zip(items, combo, strict=True))
         rest = power - sum(combo)
         if rest < 0:
             continue
         filled = [b for b in items if given[b] >= full[b]]
-        # Holding: the knapsack's best over the blockers of its own.
+        # Holding: the knapsack's best over the blockers of its own (the same for every
+        # combination that leaves the same power and first filled creature).
         if walls or items:
-            held = holding(source.id, open_walls, already, need, worth, rest, filled)
+            key = (rest, filled[0] if filled else None)
+            if key not in held_by:
+                found_held = holding(source.id, open_walls, already, need, worth, rest,
+                                     filled)
+                held_by[key] = None if found_held is None else (*found_held, tuple(
+                    lone_values(space, score, source, found_held[0], terms,
+                                exclude).values()))
+            held = held_by[key]
             if held is not None:
-                amounts, pile = held
+                amounts, pile, value = held
                 if pile is not None:
                     given = dict(given)
                     given[pile[0]] += pile[1]
-                add(amounts, given, set())
+                add(amounts, given, set(), value)
                 given = dict(zip(items, combo, strict=True))
         if not others:
             continue
