@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Sequence
 from itertools import product
 from math import prod
-from operator import add, itemgetter
+from operator import itemgetter, mul
 from typing import Any
 
 from trample.solver.assignment import Amounts
@@ -150,51 +150,57 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                        sweep, budget) > budget:
         return None
 
-    # The state holds the open targets only, in the order they opened: a target opens
-    # at its first source and closes after its last.
-    opened: list[int] = []
-    zero: Vector = tuple(0 for _ in terms)
-    start: State = ((), ())
-    states: dict[State, Vector] = {start: zero}
-    # Per source: each state reached -> (the state before it, the candidate taken), to
-    # read the best path back at the end.
-    back: list[dict[State, tuple[State, int]]] = []
     options: list[list[Candidate]] = []
-    work = 0
-    checked = 0  # the work when the clock was last read
-    for n, j in enumerate(order):
+    for j in order:
         if _late(deadline, stop):
             return None
         found = _candidates(space, sources[j], terms, inner, index, creatures)
         if found is None or not found:
             return None
         options.append(found)
+    # What closing each target adds, and from how much damage on.
+    bonus_of: dict[int, tuple[int, Vector]] = {}
+    for i, t in enumerate(tracked):
+        extra = [0] * len(terms)
+        if t in creatures:
+            for a in kills_at:
+                extra[a] += worth.get(t, 0)
+            threshold = cap[i]
+        else:
+            for a in steps[t]:
+                extra[a] += 1
+            threshold = need.get(t, cap[i] + 1)
+        bonus_of[i] = (threshold, tuple(extra))
+    weigh = _weigher(options, list(bonus_of.values()), len(terms))
+
+    # The state holds the open targets only, in the order they opened: a target opens
+    # at its first source and closes after its last.
+    opened: list[int] = []
+    start: State = ((), ())
+    states: dict[State, int] = {start: 0}
+    # Per source: each state reached -> (the state before it, the candidate taken), to
+    # read the best path back at the end.
+    back: list[dict[State, tuple[State, int]]] = []
+    work = 0
+    checked = 0  # the work when the clock was last read
+    for n, j in enumerate(order):
+        found = options[n]
         fresh = [i for i in touches[j] if i not in opened]
         ext = opened + fresh
         at = {i: p for p, i in enumerate(ext)}
         limit = [cap[i] for i in ext]
-        # What closing each target adds, and from how much damage on.
-        shut: list[tuple[int, int, Vector | None]] = []
+        shut: list[tuple[int, int, int]] = []
         for i in closing[n]:
-            t = tracked[i]
-            extra = [0] * len(terms)
-            if t in creatures:
-                for a in kills_at:
-                    extra[a] += worth.get(t, 0)
-                threshold = cap[i]
-            else:
-                for a in steps[t]:
-                    extra[a] += 1
-                threshold = need.get(t, cap[i] + 1)
-            shut.append((at[i], threshold, tuple(extra) if any(extra) else None))
+            threshold, adds = bonus_of[i]
+            shut.append((at[i], threshold, weigh(adds)))
         keep = [p for p, i in enumerate(ext) if last[i] != n]
         pick = _picker(keep)
-        moves = [(gain, [(at[i], a) for i, a in enumerate(sent) if a],
+        moves = [(weigh(gain), [(at[i], a) for i, a in enumerate(sent) if a],
                   [at[i] for i, flag in enumerate(requires) if flag])
                  for _, gain, sent, requires in found]
         pad_got = (0,) * len(fresh)
         pad_used = (False,) * len(fresh)
-        following: dict[State, Vector] = {}
+        following: dict[State, int] = {}
         came: dict[State, tuple[State, int]] = {}
         for state, value in states.items():
             work += len(moves)
@@ -215,13 +221,13 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                 now = list(base_used)
                 for p in requires:
                     now[p] = True
-                total = tuple(map(add, value, gain))
+                total = value + gain
                 for p, threshold, bonus in shut:
                     v = reached[p]
                     if now[p] and v < limit[p]:
                         break  # a recipient used that requires it, short of it (702.19b-c)
-                    if bonus is not None and v >= threshold:
-                        total = tuple(map(add, total, bonus))
+                    if v >= threshold:
+                        total += bonus
                 else:
                     nxt = (pick(reached), pick(now))
                     kept = following.get(nxt)
@@ -246,6 +252,30 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
             if amount > 0:
                 result[pair] = amount
     return result
+
+
+def _weigher(options: Sequence[Sequence[Candidate]],
+             bonuses: Sequence[tuple[int, Vector]], width: int) -> Callable[[Vector], int]:
+    """A map of value vectors to integers that orders the totals of any two paths
+    through the program as their vectors compare, lexicographically: each term weighs
+    more than everything the later terms can differ by along two paths (what each
+    source's candidates differ by, and the closing bonuses), so one integer addition and
+    comparison stand for a vector's, exactly."""
+    span = [0] * width
+    for found in options:
+        for j in range(width):
+            column = [gain[j] for _, gain, _, _ in found]
+            span[j] += max(column) - min(column)
+    for _, extra in bonuses:
+        for j in range(width):
+            span[j] += abs(extra[j])
+    weights = [1] * width
+    for j in range(width - 2, -1, -1):
+        weights[j] = weights[j + 1] * (2 * span[j + 1] + 1)
+
+    def weigh(vector: Vector) -> int:
+        return sum(map(mul, vector, weights))
+    return weigh
 
 
 def _late(deadline: float | None, stop: Callable[[], bool] | None) -> bool:
@@ -301,7 +331,7 @@ def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
     return len(set(walls)) == len(walls)
 
 
-def _undominated(states: dict[State, Vector], sweep: int) -> dict[State, Vector]:
+def _undominated(states: dict[State, int], sweep: int) -> dict[State, int]:
     """``states`` without those another state dominates along one tracked target
     (``sweep``): the same in every other respect, giving no less to that target and
     worth at least as much (every completion of the one is a completion of the other,
@@ -312,10 +342,10 @@ def _undominated(states: dict[State, Vector], sweep: int) -> dict[State, Vector]
     for state in states:
         got, used = state
         buckets.setdefault((got[:sweep], got[sweep + 1:], used), []).append(state)
-    kept: dict[State, Vector] = {}
+    kept: dict[State, int] = {}
     for members in buckets.values():
         members.sort(key=lambda st: st[0][sweep], reverse=True)
-        top: Vector | None = None
+        top: int | None = None
         for state in members:
             value = states[state]
             if top is None or value > top:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from trample.models.combat import Combat
 from trample.solver import api
-from trample.solver.lone_groups import solve_lone_group
+from trample.solver.lone_groups import _weigher, solve_lone_group
 from trample.solver.optimize import contested
 from trample.solver.rules import legal_space
 from trample.solver.search_settings import SearchSettings
@@ -165,6 +165,66 @@ def test_solve_on_lone_groups_is_the_optimum(kind: str, seed: int) -> None:
     assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
     assert brute.objective(doc, "attackers", amounts, terms) == \
         tuple(result["objective"].values())
+
+
+HUGE = 2**40  # the magnitude the reader allows
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), width=st.integers(1, 5))
+def test_the_weights_order_any_two_paths_as_their_vectors(data: st.DataObject,
+                                                          width: int) -> None:
+    """Two paths through the program (one candidate per source, some closing bonuses)
+    compare by their weighed totals exactly as their value vectors compare
+    lexicographically, whatever the magnitudes and signs of the terms."""
+    terms = st.one_of(st.integers(-3, 3), st.sampled_from([-HUGE, HUGE, HUGE - 1, 1 - HUGE]),
+                      st.integers(-HUGE, HUGE))
+    vector = st.tuples(*[terms] * width)
+    options = data.draw(st.lists(st.lists(vector, min_size=1, max_size=4), min_size=1,
+                                 max_size=5))
+    bonuses = data.draw(st.lists(vector, max_size=3))
+    weigh = _weigher([[({}, v, (), ()) for v in found] for found in options],
+                     [(0, b) for b in bonuses], width)
+
+    def path() -> tuple[int, ...]:
+        total = [0] * width
+        for found in options:
+            for j, x in enumerate(data.draw(st.sampled_from(found))):
+                total[j] += x
+        for b in bonuses:
+            if data.draw(st.booleans()):
+                for j, x in enumerate(b):
+                    total[j] += x
+        return tuple(total)
+
+    one, other = path(), path()
+    assert (weigh(one) > weigh(other)) == (one > other)
+    assert (weigh(one) == weigh(other)) == (one == other)
+
+
+@pytest.mark.parametrize("kind", sorted(GENERATORS))
+def test_the_program_is_exact_with_values_at_the_limit(kind: str) -> None:
+    """Blockers worth up to 2^40 either way, the kills term first or after the damage
+    terms: a program that weighed the terms in floating point would lose the lower
+    terms; its split is worth the brute force's optimum."""
+    checked = 0
+    for seed in range(0, 600, 4):
+        doc = GENERATORS[kind](seed)
+        if not small_enough(doc):
+            continue
+        rng = random.Random(seed)
+        for c in doc["creatures"]:
+            if "blocking" in c:
+                c["value"] = rng.choice([HUGE, -HUGE, HUGE - 1, 1, -1])
+        terms = rng.sample(ASSIGNED, rng.randint(2, len(ASSIGNED)))
+        space = legal_space(Combat.from_json(doc), "attackers")
+        found = solve_lone_group(space, list(space.parts), terms, frozenset())
+        if found is None:
+            continue
+        checked += 1
+        assert brute.objective(doc, "attackers", found, terms) == \
+            brute.optimum(doc, "attackers", terms), (seed, terms, found)
+    assert checked >= 20
 
 
 def test_a_contested_player_is_reached_by_the_cheapest_senders() -> None:
