@@ -163,6 +163,7 @@ def test_the_count_does_not_depend_on_the_order(seed: int,
     for arrange in (lambda n: list(range(n)), lambda n: list(range(n))[::-1]):
         monkeypatch.setattr(counting, "greedy_order", lambda items, f=arrange: f(len(items)))
         monkeypatch.setattr(counting, "ORDER_EVALUATIONS", 0)
+        monkeypatch.setattr(counting, "ORDER_BEAM_WORK", 0)
         assert Census(space, 10 * WORK_LIMIT).count() == declared
 
 
