@@ -860,6 +860,7 @@ class FrontierPart:
         self._merged: list[dict[Key, list[tuple[Packed, int]]]] = []
         self._completions: dict[int, dict[Packed, int]] = {}
         self._totals: dict[tuple[int, Packed], list[tuple[int, Packed, Choice]]] = {}
+        self._into: dict[int, dict[Packed, list[tuple[Key, int, Choice]]]] = {}
         self._by_option: list[int] = []
         self._build()
 
@@ -1389,21 +1390,26 @@ class FrontierPart:
         reach = self.reach[layer]
         inserts = sorted((at, k) for at, k in ((step.at_source, 0), (step.at_item, 1))
                          if at is not None)
+        into = self._into.get(layer)
+        if into is None:
+            # The moves of the layer by the entries they write (once per layer: a draw
+            # then reads only the moves into the state it stands on).
+            into = self._into[layer] = {}
+            for read, moves in self.moves[layer].items():
+                for to, ways, choice in moves:
+                    into.setdefault(to, []).append((read, ways, choice))
         running = 0
         found = []
-        for read, moves in self.moves[layer].items():
+        for read, ways, choice in into.get(suffix, ()):
             source, item = self._read(step, read)
             before = list(base)
             for at, k in inserts:
                 before.insert(at, (source, item)[k])
             previous = tuple(before)
             ways_in = reach.get(previous, 0)
-            if not ways_in:
-                continue
-            for to, ways, choice in moves:
-                if to == suffix:
-                    running += ways_in * ways
-                    found.append((running, previous, choice))
+            if ways_in:
+                running += ways_in * ways
+                found.append((running, previous, choice))
         self._totals[(layer, state)] = found
         return found
 
