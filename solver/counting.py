@@ -23,12 +23,27 @@ uniformly; enumeration walks every transition with a completion and every compos
 That program (:class:`PartSpace`) takes the sources in their declared order, which
 enumeration, rank and unrank follow, and its state keeps every item. Counting and
 sampling need no order: :class:`FrontierPart` takes one (source, item) pair per layer, in
-an order of the sources chosen to keep few items open at once (an item is open from its
+an order of the sources chosen to keep the frontier small (an item is open from its
 first source to its last), and its state holds the open items and the source being
 placed only. An item that nothing can constrain any more (its threshold is met, or no
 source to come may require it) leaves the state early, as a plain slot of the sources
-still to come. On the benchmark's 30 attackers and 90 blockers, 30% of them blocking two
-or three, this holds 3 to 9 items at once where the declared order holds up to 17.
+still to come; a state that cannot be completed (a required item that the power of its
+sources to come cannot bring to its threshold, a source left too little for the lower
+bounds of its own recipients) is dropped at once. The order comes from a beam search
+over the sets of sources placed (:func:`beam_order`: the frontier after a set does not
+depend on the order within it), each set scored by an estimate of its frontier that
+bounds an item's progress by the powers placed on it (:func:`frontier_cost`).
+
+The program keeps, before each layer, every state reached with its number of ways to
+reach it: counting is one forward pass, in which the states alike but for the two
+entries a layer reads (its source's and its item's) are grouped, their moves looked up
+once per pair of entries, and each next state made once. A draw walks the layers
+backwards from the last, each move into the current state taken with probability
+proportional to the ways to reach the state it leaves times its own; the completions
+of each state (for the amounts of one pair, and the counts of :class:`FrontierWalk`)
+are counted backwards only when asked. On the benchmark's 30 attackers and 90 blockers,
+30% of them blocking two or three, seeds 0 to 20 of both families: at most 75,000 of the
+250,000 steps, 4 to 9 items open at once where the declared order holds up to 17.
 
 Where the declared order's table would be too large, :class:`FrontierWalk` walks that
 order one state at a time: the moves of each source from the single state the sources
@@ -46,7 +61,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from math import comb, exp, lgamma, log, prod
+from math import comb, exp, inf, lgamma, log, log1p, prod
 from operator import itemgetter
 from typing import TypeVar
 
@@ -464,12 +479,18 @@ used a recipient that requires it; or :data:`DONE`."""
 DONE: ItemState = (-1, True)
 """An item nothing constrains any more: its threshold is met, or it is not required and
 no source left may require it. Later sources give it any amount (a slot)."""
-FrontierState = tuple[SourceState | ItemState, ...]
 ItemStates = tuple[ItemState, ...]
 Choice = tuple[int, int, bool]
 """(mask of the source's gated recipients used, amount to the item, whether the amount
 is "at least" that much)."""
-Transition = tuple[FrontierState, int, Choice]
+Packed = tuple[int, ...]
+"""A state of :class:`FrontierPart` as the numbers of its entries
+(:attr:`FrontierPart.entries`): small integers hash and compare faster than tuples."""
+Key = int | tuple[int, int]
+"""What a step's moves depend on: the entry of its source, of its item, or both (those
+open before the step)."""
+PackedMove = tuple[Packed, int, Choice]
+"""A move: the entries it appends to the state's rest, its ways, the choice made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,9 +513,11 @@ class Step:
     """One edge (source, item) of the frontier program, or a source without items.
 
     The state before the step lists the open sources and items; ``at_source`` and
-    ``at_item`` are their positions there (None: they open here, appended at the end in
-    that order); ``keep`` lists the positions, in the state extended by what opens, that
-    stay open after the step."""
+    ``at_item`` are their positions there (None: they open here); ``rest`` lists the
+    other positions, in order. The state after the step is those entries (untouched),
+    then the source's and the item's new entries, each unless it closes here: so a
+    state's moves depend on its entries at ``at_source`` and ``at_item`` only, and lead
+    to its ``rest`` followed by a suffix the move alone makes."""
 
     source: int
     item: int | None
@@ -505,14 +528,24 @@ class Step:
     settles: bool
     """No later source of the item may require it: unless it is required now, it is
     :data:`DONE` after this step."""
-    keep: tuple[int, ...]
+    rest: tuple[int, ...]
+    later_power: int = 0
+    """The power of the item's sources after this step, summed."""
+    later_sharp: bool = True
+    """Whether one of them may reach the item's threshold with less than what is left
+    of it (deathtouch, 702.2c), or stands for earlier sources: nothing is then pruned."""
 
 
-FRONTIER_TRANSITIONS_PER_STEP = 3
-"""Transitions of :class:`FrontierPart` charged as one step: each is much simpler than
-a move of :class:`PartSpace` (measured on combats of 12 and 30 attackers with shared
-blockers: 500,000 to 900,000 steps a second so charged, against 360,000 of the
-declared-order program, so the budget still refuses within about half a second)."""
+FRONTIER_UNITS_PER_STEP = 16
+"""Units of work of :class:`FrontierPart` charged as one step. A move read from a state
+is a unit; a state read (grouped by the entries the step leaves alone) or made is two,
+and one more per :data:`STATE_ENTRIES_PER_UNIT` of its entries (hashing and copying it).
+Measured on the 30 x 90 combats with shared blockers and token swarms and on combats of
+3 to 30 tramplers all blocked by the same 2 to 16 walls (the widest states): 1.2 to 1.9
+microseconds a step so charged, as the earlier frontier program's steps (1.0 to 1.9),
+so the budget refuses within about half a second."""
+STATE_ENTRIES_PER_UNIT = 4
+"""Entries of a state that cost as much as a move to hash and copy."""
 ORDER_EVALUATIONS = 4_000
 """Orders of one part's sources the search for a narrow frontier looks at, at most."""
 ORDER_ROUNDS_PER_SOURCE = 100
@@ -525,20 +558,33 @@ ORDER_ROUND_EDGES = 8
 (measured: a round over 43 edges and 13 sources takes about as long as 7 transitions)."""
 GREEDY_WORK = 4_000_000
 """Sources times edges of a part above which :func:`greedy_order` is not tried."""
+ORDER_BEAM = 16
+"""Sets of sources placed that :func:`beam_order` keeps at each depth."""
+ORDER_BEAM_WORK = 600_000
+"""Items' senders :func:`beam_order` may read in all (twice its width times the sources
+times the squared numbers of senders of the items, summed): a part past it is ordered
+by a local search instead."""
+ORDER_BEAM_UNITS = 12
+"""Senders read by :func:`beam_order` per step of work charged (measured: 90 to 125
+nanoseconds a sender read, parts of 10 to 60 sources)."""
 ORDER_WORK = 2_000_000
 """Open items the search for a narrow frontier may visit in all for one part: a large
 part gets fewer orders looked at, so that the search stays far cheaper than a count."""
 
 
 def frontier_cost(order: list[int], items_of: list[list[int]],
-                  requires_of: list[frozenset[int]], domain: list[tuple[float, float]],
-                  weight: list[float]) -> float:
+                  requires_of: list[frozenset[int]], caps: list[int],
+                  powers: list[int]) -> float:
     """The log of the summed sizes of the frontiers of ``order`` (sources one after
-    another), each estimated as the product of its open items' counts of states, times
-    a weight of the source: ``domain[n]`` is the log of item ``n``'s count while some
-    source to come may require it (its progress, and whether it is required), then the
-    log of its count after (its progress while required)."""
-    count = len(domain)
+    another), each estimated as the product of its open items' counts of states after
+    each source: item ``n`` may have made any progress below its threshold ``caps[n]``
+    that the powers of its sources placed sum to, required or not (not: while some
+    source to come may require it; required: once one placed may have), or be met.
+
+    Bounding the progress by the powers placed (rather than the threshold alone) is
+    what ranks orders as the program's true sizes do: on the 30 x 90 benchmark combats,
+    by far better than the threshold alone did, which the search then optimized."""
+    count = len(caps)
     left = [0] * count
     asking = [0] * count
     for j in order:
@@ -546,24 +592,27 @@ def frontier_cost(order: list[int], items_of: list[list[int]],
             left[n] += 1
             if n in requires_of[j]:
                 asking[n] += 1
-    is_open = [False] * count
-    current = 0.0  # the log of the product over the open items, kept as they change
+    placed = [0] * count
+    required = [False] * count
+    size = [0.0] * count  # the log of each open item's count, as counted in current
+    current = 0.0
     sizes: list[float] = []
     for j in order:
+        power = powers[j]
         for n in items_of[j]:
-            if not is_open[n]:
-                is_open[n] = True
-                current += domain[n][0] if asking[n] else domain[n][1]
-        sizes.append(weight[j] + current)
-        for n in items_of[j]:
-            before = domain[n][0] if asking[n] else domain[n][1]
+            current -= size[n]
+            placed[n] += power
             left[n] -= 1
             if n in requires_of[j]:
                 asking[n] -= 1
-            if left[n] == 0:
-                current -= before
-            elif not asking[n]:
-                current += domain[n][1] - before
+                required[n] = True
+            ways = (asking[n] > 0) + required[n]
+            if left[n] and ways:
+                size[n] = log(1 + min(caps[n], placed[n] + 1) * ways)
+                current += size[n]
+            else:
+                size[n] = 0.0
+        sizes.append(current)
     top = max(sizes, default=0.0)
     return top + log(sum(exp(x - top) for x in sizes)) if sizes else 0.0
 
@@ -597,15 +646,18 @@ def greedy_order(items_of: list[list[int]]) -> list[int]:
 
 
 def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
-                   domain: list[tuple[float, float]], weight: list[float],
+                   caps: list[int], powers: list[int],
                    charge: Callable[[int], None] = lambda work: None,
                    sources: list[int] | None = None) -> list[tuple[int, int | None]]:
     """An order of the (source, item) edges of a part that keeps its frontier small.
 
-    Sources are taken one after another, in the greedy order of :func:`greedy_order`
-    improved by a local search (move one source elsewhere; keep the move when the
-    :func:`frontier_cost` does not grow, and now and then when it does, less and less
-    often: simulated annealing with a fixed seed, so the order is the same every time).
+    Sources are taken one after another: in the greedy order of :func:`greedy_order`
+    where its :func:`frontier_cost` is small already; else in the order of
+    :func:`beam_order` (unless the greedy one is estimated smaller), where the beam's
+    work is within :data:`ORDER_BEAM_WORK`; else in the greedy order improved by a local
+    search (move one source elsewhere; keep the move when the :func:`frontier_cost`
+    does not grow, and now and then when it does, less and less often: simulated
+    annealing with a fixed seed, so the order is the same every time).
     Within a source, its edges to items it closes come first, then to open ones, then
     to new ones. ``items_of[j]``: the items of source ``j``; ``charge`` is told the
     work of the search before it starts. ``sources``: the order of the sources, given
@@ -618,11 +670,22 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     # The greedy choice looks at every source left for each one placed: for a part of
     # thousands of sources, the declared order stands in for it.
     best = greedy_order(items_of) if count * edges <= GREEDY_WORK else list(range(count))
-    best_cost = frontier_cost(best, items_of, requires_of, domain, weight)
+    best_cost = frontier_cost(best, items_of, requires_of, caps, powers)
+    if count <= 2 or best_cost < log(ORDER_NARROW):
+        return edge_order(best, items_of)  # nothing to gain worth a search
+    senders: dict[int, int] = {}
+    for items in items_of:
+        for n in items:
+            senders[n] = senders.get(n, 0) + 1
+    work = 2 * count * ORDER_BEAM * sum(k * k for k in senders.values())
+    if work <= ORDER_BEAM_WORK:
+        charge(work // ORDER_BEAM_UNITS)
+        found = beam_order(items_of, requires_of, caps, powers)
+        if frontier_cost(found, items_of, requires_of, caps, powers) <= best_cost:
+            best = found
+        return edge_order(best, items_of)
     rounds = min(ORDER_EVALUATIONS, ORDER_ROUNDS_PER_SOURCE * count,
                  ORDER_WORK // max(edges * edges, 1))
-    if count <= 2 or best_cost < log(ORDER_NARROW):
-        rounds = 0  # nothing to gain worth the search
     # A round costs about as much as a few transitions of the dynamic program per edge.
     charge(rounds * (edges + count) // ORDER_ROUND_EDGES)
     rng = random.Random(0)
@@ -630,7 +693,7 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
     for k in range(rounds):
         order = current[:]
         order.insert(rng.randrange(count), order.pop(rng.randrange(count)))
-        cost = frontier_cost(order, items_of, requires_of, domain, weight)
+        cost = frontier_cost(order, items_of, requires_of, caps, powers)
         heat = 0.3 * (1 - k / rounds)
         if cost <= current_cost or (heat > 0 and rng.random()
                                     < exp((current_cost - cost) / heat)):
@@ -638,6 +701,58 @@ def frontier_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
             if cost < best_cost:
                 best, best_cost = order, cost
     return edge_order(best, items_of)
+
+
+def beam_order(items_of: list[list[int]], requires_of: list[frozenset[int]],
+               caps: list[int], powers: list[int]) -> list[int]:
+    """Sources one after another, by a beam search over the sets of sources placed:
+    the frontier after a set does not depend on the order within it, so each depth
+    keeps the :data:`ORDER_BEAM` sets of least :func:`frontier_cost` so far (of the
+    orders reaching them, the best), each extended by every source left."""
+    count = len(items_of)
+    senders: dict[int, list[int]] = {}
+    for j, items in enumerate(items_of):
+        for n in items:
+            senders.setdefault(n, []).append(j)
+    full = {n: sum(1 << j for j in js) for n, js in senders.items()}
+    asks = {n: sum(1 << j for j in js if n in requires_of[j]) for n, js in senders.items()}
+
+    def size(n: int, placed: int) -> float:
+        """The log of item ``n``'s count of states once the sources of ``placed`` are."""
+        inside = full[n] & placed
+        ways = bool(asks[n] & ~placed) + bool(asks[n] & placed)
+        if not inside or inside == full[n] or not ways:
+            return 0.0
+        given = sum(powers[j] for j in senders[n] if placed >> j & 1)
+        return log(1 + min(caps[n], given + 1) * ways)
+
+    # Per set placed: the log of its frontier's size, the log of the sizes summed over
+    # the way there, and how it was reached (the set before, the source added).
+    beam: dict[int, tuple[float, float, int, int]] = {0: (0.0, -inf, -1, -1)}
+    kept: list[dict[int, tuple[float, float, int, int]]] = [beam]
+    for _ in range(count):
+        following: dict[int, tuple[float, float, int, int]] = {}
+        for placed, (current, total, _, _) in beam.items():
+            for j in range(count):
+                if placed >> j & 1:
+                    continue
+                after = placed | 1 << j
+                grown = current + sum(size(n, after) - size(n, placed) for n in items_of[j])
+                high, low = (grown, total) if grown >= total else (total, grown)
+                summed = high + log1p(exp(low - high)) if low > -inf else high
+                found = following.get(after)
+                if found is None or summed < found[1]:
+                    following[after] = (grown, summed, placed, j)
+        beam = dict(sorted(following.items(), key=lambda kv: kv[1][1])[:ORDER_BEAM])
+        kept.append(beam)
+    order: list[int] = []
+    placed = next(iter(beam))
+    for depth in range(count, 0, -1):
+        _, _, before, j = kept[depth][placed]
+        order.append(j)
+        placed = before
+    order.reverse()
+    return order
 
 
 def edge_order(best: list[int], items_of: list[list[int]]) -> list[tuple[int, int | None]]:
@@ -668,7 +783,8 @@ class FrontierPart:
     The layers are the (source, item) edges in :func:`frontier_order`; the state holds
     only what is open: each item from its first sender's edge to its last one (its
     progress and whether it is required), each source from its first edge to its last
-    (power still to place, "at least" slots, gated recipients used). Each assignment of
+    (power still to place, "at least" slots, gated recipients used), each entry as its
+    number in :attr:`entries`, laid out as :class:`Step` says. Each assignment of
     the part is one path (exact amounts below what an item still needs, or "at least"
     that, as in :class:`PartSpace`) and one composition of the rest at the source's last
     edge. The order is free: the count does not depend on it, nor does a uniform draw;
@@ -736,17 +852,14 @@ class FrontierPart:
         """The most states of one layer."""
         requires_of = [frozenset().union(*(u.required for u in usages))
                        for usages in self.usages]
-        weight = [log(min(s.power, sum(self.cap[n] for n in items)) + 1)
-                  + log(len(items) + 1) + log(len(usages))
-                  for s, items, usages in zip(self.sources, self.items_of, self.usages,
-                                              strict=False)]
-        domain = [(log(2 * cap + 1), log(cap + 1)) for cap in self.cap]
+        powers = [s.power for s in self.sources]
         if varying:
-            weight.append(log(len(self.options)))
+            # The earlier sources may have placed any progress on the items they carry.
+            powers.append(max(self.cap, default=0))
             if order is not None:
                 order = [*order[:earlier_at], self.earlier, *order[earlier_at:]]
-        self.steps = self._steps(frontier_order(self.items_of, requires_of, domain, weight,
-                                                self._charge, order))
+        self.steps = self._steps(frontier_order(self.items_of, requires_of, list(self.cap),
+                                                powers, self._charge, order))
         # The values of the starts on the items of :attr:`earlier`'s edges in their order,
         # and, before each edge, the distinct values still to give, numbered.
         edges = [step.item for step in self.steps if step.source == self.earlier]
@@ -759,9 +872,18 @@ class FrontierPart:
                                       for option in self.options))
             self._rests.append(rest)
             self._rest_ids.append({r: i for i, r in enumerate(rest)})
-        self.transitions: list[dict[FrontierState, list[Transition]]] = []
-        self.completions: list[dict[FrontierState, int]] = []
-        self._totals: dict[tuple[int, FrontierState], list[int]] = {}
+        self.entries: list[SourceState | ItemState] = []
+        """The distinct entries of states: a state is a tuple of their numbers."""
+        self._entry_ids: dict[SourceState | ItemState, int] = {}
+        self.reach: list[dict[Packed, int]] = []
+        """Before each layer (and after the last), each state reached with its number
+        of ways to reach it."""
+        self.moves: list[dict[Key, list[PackedMove]]] = []
+        """Each layer's moves from each pair of entries of its source and item met."""
+        self._merged: list[dict[Key, list[tuple[Packed, int]]]] = []
+        self._completions: dict[int, dict[Packed, int]] = {}
+        self._totals: dict[tuple[int, Packed], list[tuple[int, Packed, Choice]]] = {}
+        self._into: dict[int, dict[Packed, list[tuple[Key, int, Choice]]]] = {}
         self._by_option: list[int] = []
         self._build()
 
@@ -789,32 +911,21 @@ class FrontierPart:
                                 u.required))
         self.usages[j] = usages
 
-    def _reach(self, upto: int) -> dict[FrontierState, int]:
-        """The ways to reach each state before layer ``upto``."""
-        reach: dict[FrontierState, int] = {(): 1}
-        for table in self.transitions[:upto]:
-            following: dict[FrontierState, int] = {}
-            for state, ways_in in reach.items():
-                for nxt, ways, _ in table.get(state, ()):
-                    if (ways_in >> 4096 or ways >> 4096) and ways != 1:
-                        work = product_work(ways_in, ways)
-                        if work:
-                            self._charge(work, max(ways.bit_length(), ways_in.bit_length()))
-                    following[nxt] = following.get(nxt, 0) + ways_in * ways
-            reach = following
-        return reach
-
     def amounts(self) -> dict[int, int]:
         """Each amount of the pair made ``explicit`` with its number of assignments."""
         layer = next(n for n, step in enumerate(self.steps)
                      if step.item == self.explicit and step.source == self._explicit_source)
+        later = self._after(layer + 1)
         found: dict[int, int] = {}
-        for state, ways_in in self._reach(layer).items():
-            for nxt, ways, (_, a, _) in self.transitions[layer].get(state, ()):
-                later = self._after(layer, nxt)
-                if later:
-                    self._charge(product_work(ways_in, ways * later))
-                    found[a] = found.get(a, 0) + ways_in * ways * later
+        step = self.steps[layer]
+        rest_of, key_of = self._access(step)
+        for state, ways_in in self.reach[layer].items():
+            base = rest_of(state)
+            for suffix, ways, (_, a, _) in self.moves[layer][key_of(state)]:
+                n = later.get(base + suffix, 0) if later is not None else 1
+                if n:
+                    self._charge(product_work(ways_in, ways * n) + 1)
+                    found[a] = found.get(a, 0) + ways_in * ways * n
         return {a: n for a, n in found.items() if n}
 
     @staticmethod
@@ -868,17 +979,13 @@ class FrontierPart:
         open_: list[tuple[str, int]] = []
         steps: list[Step] = []
         for j, n in order:
-            ext = list(open_)
-            at_source = ext.index(("s", j)) if ("s", j) in ext else None
-            if at_source is None:
-                ext.append(("s", j))
+            at_source = open_.index(("s", j)) if ("s", j) in open_ else None
             at_item = None
-            if n is not None:
-                at_item = ext.index(("i", n)) if ("i", n) in ext else None
-                if at_item is None:
-                    ext.append(("i", n))
-            self._charge(len(ext))  # building the step reads the whole frontier
-            self.width = max(self.width, sum(1 for kind, _ in ext if kind == "i"))
+            if n is not None and ("i", n) in open_:
+                at_item = open_.index(("i", n))
+            self._charge(len(open_) + 2)  # building the step reads the whole frontier
+            self.width = max(self.width, sum(1 for kind, _ in open_ if kind == "i")
+                             + (n is not None and at_item is None))
             remaining[("s", j)] -= 1
             closes_source = remaining[("s", j)] == 0
             closes_item = False
@@ -889,14 +996,32 @@ class FrontierPart:
                 if any(n in u.required for u in self.usages[j]):
                     requirers[n] -= 1
                 settles = requirers.get(n, 0) == 0
-            gone = {("s", j)} if closes_source else set()
-            if closes_item:
-                gone.add(("i", n))  # type: ignore[arg-type]
-            keep = tuple(p for p, v in enumerate(ext) if v not in gone)
+            rest = tuple(p for p in range(len(open_)) if p not in (at_source, at_item))
+            later_power, later_sharp = 0, True
+            if n is not None:
+                later_power, later_sharp = self._later(n, order[len(steps) + 1:])
             steps.append(Step(j, n, at_source, at_item, closes_source, closes_item, settles,
-                              keep))
-            open_ = [ext[p] for p in keep]
+                              rest, later_power, later_sharp))
+            open_ = [open_[p] for p in rest]
+            if not closes_source:
+                open_.append(("s", j))
+            if n is not None and not closes_item:
+                open_.append(("i", n))
         return steps
+
+    def _later(self, n: int, order: list[tuple[int, int | None]]) -> tuple[int, bool]:
+        """:attr:`Step.later_power` and :attr:`Step.later_sharp` of item ``n`` for the
+        edges ``order`` still to come."""
+        power, sharp = 0, n >= self.real_items
+        for j, m in order:
+            if m != n:
+                continue
+            if j == self.earlier:
+                return power, True
+            s = self.sources[j]
+            power += s.power
+            sharp = sharp or (s.id, self.items[n]) in self.space.deathtouch_pairs
+        return power, sharp
 
     def _charge(self, work: int, bits: int = 0) -> None:
         self.budget[0] -= work
@@ -982,9 +1107,16 @@ class FrontierPart:
                         moves.append(((b - a, k, mask), (progress + a, req), (mask, a, False)))
                 if n not in usage.must_zero and b >= t:
                     moves.append(((b - t, k + 1, mask), DONE, (mask, t, True)))
+            floor = sum(sl.lower for sl in usage.local)
             for source_state, item_state, choice in moves:
-                if step.closes_item and item_state is not DONE and item_state[1]:
-                    continue  # required, and its threshold is not met
+                if item_state is not DONE and item_state[1] and (
+                        step.closes_item or (not step.later_sharp and step.later_power
+                                             < self.cap[n] - item_state[0])):  # type: ignore[index]
+                    # Required, and its threshold is not met: nor can the sources to
+                    # come meet it (a dead end pruned now, not at the item's last edge).
+                    continue
+                if not step.closes_source and not mine and source_state[0] < floor:
+                    continue  # too little left for the lower bounds of its own recipients
                 ways = 1
                 if step.closes_source:
                     left, slots, _ = source_state
@@ -1067,81 +1199,136 @@ class FrontierPart:
             return [((b - fixed, k, mask), DONE, (mask, fixed, False))]
         return [((b - fixed, k, mask), (progress + fixed, req), (mask, fixed, False))]
 
+    def _entry(self, value: SourceState | ItemState) -> int:
+        """The number standing for ``value`` in states."""
+        found = self._entry_ids.get(value)
+        if found is None:
+            found = self._entry_ids[value] = len(self.entries)
+            self.entries.append(value)
+        return found
+
+    def _access(self, step: Step) -> tuple[Callable[[Packed], Packed],
+                                           Callable[[Packed], Key]]:
+        """For states before ``step``: the entries the step leaves alone, and what its
+        moves depend on (:meth:`_read`): the entries of its source and item, those
+        that are open before it."""
+        rest_of = _picker(step.rest)
+        read = tuple(at for at in (step.at_source, step.at_item) if at is not None)
+        if not read:
+            return rest_of, lambda state: 0
+        return rest_of, itemgetter(*read)
+
+    def _read(self, step: Step, key: Key) -> tuple[int, int]:
+        """The entries of the source (-1 where it opens here) and of the item a key of
+        :meth:`_access` stands for."""
+        fresh = self._entry(DONE if step.item is None else
+                            self.initial.get(step.item, (0, False)))
+        if step.at_source is None:
+            return -1, fresh if step.at_item is None else key  # type: ignore[return-value]
+        if step.at_item is None:
+            return key, fresh  # type: ignore[return-value]
+        return key  # type: ignore[return-value]
+
+    def _moves_of(self, layer: int, key: Key) -> list[tuple[Packed, int]]:
+        """The moves of layer ``layer`` from the entries ``key``, kept: each as the
+        entries it appends (:attr:`Step.rest`) with its number of ways, and merged
+        where two lead to the same entries (for counting)."""
+        step = self.steps[layer]
+        at_source, at_item = self._read(step, key)
+        source = None if at_source < 0 else self.entries[at_source]
+        item = self.entries[at_item]
+        keep_source = not step.closes_source
+        keep_item = step.item is not None and not step.closes_item
+        listed: list[PackedMove] = []
+        merged: dict[Packed, int] = {}
+        for source_state, item_state, ways, choice in self._local(
+                step, source, item):  # type: ignore[arg-type]
+            suffix: Packed = ()
+            if keep_source:
+                suffix = (self._entry(source_state),)
+            if keep_item:
+                suffix = (*suffix, self._entry(item_state))
+            listed.append((suffix, ways, choice))
+            merged[suffix] = merged.get(suffix, 0) + ways
+        self.moves[layer][key] = listed
+        out = self._merged[layer][key] = list(merged.items())
+        return out
+
     def _build(self) -> None:
-        frontier: dict[FrontierState, FrontierState] = {(): ()}
-        for step in self.steps:
-            table: dict[FrontierState, list[Transition]] = {}
-            # Each next state once, shared by every transition to it (memory).
-            following: dict[FrontierState, FrontierState] = {}
-            local: dict[tuple[SourceState | None, ItemState], list[
-                tuple[SourceState, ItemState, int, Choice]]] = {}
-            size = len(next(iter(frontier))) if frontier else 0
-            at_source = size if step.at_source is None else step.at_source
-            at_item = at_source + 1 if step.at_item is None else step.at_item
-            if step.at_source is not None and step.at_item is None:
-                at_item = size
-            extra: tuple[SourceState | ItemState, ...] = ()
-            if step.at_source is None:
-                extra += ((0, 0, 0),)
-            if step.item is not None and step.at_item is None:
-                extra += (self.initial.get(step.item, (0, False)),)
-            pick = _picker(step.keep)
-            touches_item = step.item is not None
-            made = 0  # transitions built and not yet charged
-            for state in frontier:
-                source = None if step.at_source is None else state[at_source]
-                item = DONE if not touches_item else (
-                    self.initial.get(step.item, (0, False))  # type: ignore[arg-type]
-                    if step.at_item is None else state[at_item])
-                key = (source, item)
-                moves = local.get(key)  # type: ignore[arg-type]
-                if moves is None:
-                    moves = local[key] = self._local(step, source, item)  # type: ignore
-                made += len(moves)
-                if made >= FRONTIER_TRANSITIONS_PER_STEP:
-                    self._charge(made // FRONTIER_TRANSITIONS_PER_STEP)
-                    made %= FRONTIER_TRANSITIONS_PER_STEP
-                ext = [*state, *extra]
-                found: list[Transition] = []
-                for source_state, item_state, ways, choice in moves:
-                    ext[at_source] = source_state
-                    if touches_item:
-                        ext[at_item] = item_state
-                    nxt = pick(ext)
-                    found.append((following.setdefault(nxt, nxt), ways, choice))
-                table[state] = found
-            self.transitions.append(table)
+        reach: dict[Packed, int] = {(): 1}
+        self.reach = [reach]
+        for layer, step in enumerate(self.steps):
+            self.moves.append({})
+            self._merged.append({})
+            merged = self._merged[layer]
+            rest_of, key_of = self._access(step)
+            # The states alike but for the entries this step reads share the entries
+            # it leaves, and differ only in the moves they take (the same for the same
+            # entries read): each next state is then made once per such group.
+            groups: dict[Packed, list[tuple[Key, int]]] = {}
+            for state, ways_in in reach.items():
+                base = rest_of(state)
+                found = groups.get(base)
+                if found is None:
+                    groups[base] = [(key_of(state), ways_in)]
+                else:
+                    found.append((key_of(state), ways_in))
+            # Work in units: a move read is one; a state read or made, more the longer
+            # it is (hashing and copying it); charged FRONTIER_UNITS_PER_STEP a step.
+            size = len(next(iter(reach))) if reach else 0
+            made = len(reach) * (2 + size // STATE_ENTRIES_PER_UNIT)
+            after = len(step.rest) + (not step.closes_source) + (
+                step.item is not None and not step.closes_item)
+            per_state = 2 + after // STATE_ENTRIES_PER_UNIT
+            following: dict[Packed, int] = {}
+            for base, pairs in groups.items():
+                if len(pairs) == 1:
+                    key, ways_in = pairs[0]
+                    out = merged.get(key)
+                    if out is None:
+                        out = self._moves_of(layer, key)
+                    made += len(out) * (1 + per_state)
+                    if ways_in >> 4096:
+                        self._big(ways_in, out)
+                    for suffix, ways in out:
+                        following[base + suffix] = ways_in * ways
+                else:
+                    acc: dict[Packed, int] = {}
+                    for key, ways_in in pairs:
+                        out = merged.get(key)
+                        if out is None:
+                            out = self._moves_of(layer, key)
+                        made += len(out)
+                        if ways_in >> 4096:
+                            self._big(ways_in, out)
+                        for suffix, ways in out:
+                            acc[suffix] = acc.get(suffix, 0) + ways_in * ways
+                    made += len(acc) * per_state
+                    for suffix, n in acc.items():
+                        following[base + suffix] = n
+                if made >= FRONTIER_UNITS_PER_STEP:
+                    self._charge(made // FRONTIER_UNITS_PER_STEP)
+                    made %= FRONTIER_UNITS_PER_STEP
             self.peak = max(self.peak, len(following))
-            self._charge(len(following))
-            frontier = following
-        after: dict[FrontierState, int] = dict.fromkeys(frontier, 1)
-        backward: list[dict[FrontierState, int]] = []
-        for table in reversed(self.transitions):
-            here: dict[FrontierState, int] = {}
-            for state, found in table.items():
-                n = 0
-                for nxt, ways, _ in found:
-                    later = after.get(nxt, 0)
-                    if (ways >> 4096 or later >> 4096) and ways != 1:
-                        # Numbers of thousands of digits: the product is charged.
-                        work = product_work(ways, later)
-                        if work:
-                            self._charge(work, max(ways.bit_length(), later.bit_length()))
-                    n += ways * later
-                here[state] = n
-            backward.append(here)
-            after = here
-        backward.reverse()
-        self.completions = backward
+            self._charge(made // FRONTIER_UNITS_PER_STEP + 1)
+            reach = following
+            self.reach.append(reach)
         if self.earlier >= 0:
             self._count_options()
+
+    def _big(self, ways_in: int, out: list[tuple[Packed, int]]) -> None:
+        """Charge the products of a number of thousands of digits by each move's."""
+        for _, ways in out:
+            work = product_work(ways_in, ways)
+            if work:
+                self._charge(work, max(ways.bit_length(), ways_in.bit_length()))
 
     def count(self) -> int:
         """The number of legal assignments of this part (with :attr:`earlier`: summed
         over the starts)."""
         if self.earlier >= 0:
             return sum(self._by_option)
-        return self.completions[0].get((), 0) if self.steps else 1
+        return self.reach[-1].get((), 0)
 
     def count_from(self, start: ItemStates) -> int:
         """The number of legal assignments of this part from ``start`` (the states of
@@ -1158,46 +1345,113 @@ class FrontierPart:
         """The count through each move of :attr:`earlier`: the ways to reach each state
         before its first layer, times the completions through each of its moves."""
         first = next(n for n, step in enumerate(self.steps) if step.source == self.earlier)
-        reach = self._reach(first)
+        later = self._after(first + 1)
+        rest_of, key_of = self._access(self.steps[first])
         totals = [0] * len(self.options)
-        for state, ways_in in reach.items():
-            for nxt, _, (option, _, _) in self.transitions[first].get(state, ()):
-                later = self._after(first, nxt)
-                if ways_in >> 4096 or later >> 4096:
-                    work = product_work(ways_in, later)
+        for state, ways_in in self.reach[first].items():
+            base = rest_of(state)
+            for suffix, _, (option, _, _) in self.moves[first][key_of(state)]:
+                n = later.get(base + suffix, 0) if later is not None else 1
+                if ways_in >> 4096 or n >> 4096:
+                    work = product_work(ways_in, n)
                     if work:
-                        self._charge(work, max(later.bit_length(), ways_in.bit_length()))
-                totals[option] += ways_in * later
+                        self._charge(work, max(n.bit_length(), ways_in.bit_length()))
+                totals[option] += ways_in * n
         self._by_option = totals
 
-    def _after(self, layer: int, state: FrontierState) -> int:
-        if layer + 1 < len(self.steps):
-            return self.completions[layer + 1].get(state, 0)
-        return 1
+    def _after(self, layer: int) -> dict[Packed, int] | None:
+        """The completions of each state reached before ``layer`` (None: past the last
+        layer, where the only state has one), counted backwards from the last layer
+        once, when first asked (counting alone needs none)."""
+        last = len(self.steps)
+        if layer >= last:
+            return None
+        if not self._completions:
+            self._completions[last] = {(): 1}
+        down = min(self._completions)
+        while down > layer:
+            down -= 1
+            later = self._completions[down + 1]
+            merged = self._merged[down]
+            step = self.steps[down]
+            rest_of, key_of = self._access(step)
+            here: dict[Packed, int] = {}
+            made = 0
+            size = len(step.rest) + (not step.closes_source) + (
+                step.item is not None and not step.closes_item)
+            for state in self.reach[down]:
+                base = rest_of(state)
+                out = merged[key_of(state)]
+                made += len(out) * (2 + size // STATE_ENTRIES_PER_UNIT) + 1
+                n = 0
+                for suffix, ways in out:
+                    m = later.get(base + suffix)
+                    if m:
+                        if m >> 4096 and ways != 1:
+                            work = product_work(ways, m)
+                            if work:
+                                self._charge(work, max(ways.bit_length(), m.bit_length()))
+                        n += ways * m
+                if n:
+                    here[state] = n
+                if made >= FRONTIER_UNITS_PER_STEP:
+                    self._charge(made // FRONTIER_UNITS_PER_STEP)
+                    made %= FRONTIER_UNITS_PER_STEP
+            self._completions[down] = here
+        return self._completions[layer]
 
-    def _cumulative(self, layer: int, state: FrontierState) -> list[int]:
-        key = (layer, state)
-        found = self._totals.get(key)
-        if found is None:
-            running = 0
-            found = []
-            for nxt, ways, _ in self.transitions[layer][state]:
-                running += ways * self._after(layer, nxt)
-                found.append(running)
-            self._totals[key] = found
+    def _predecessors(self, layer: int, state: Packed) -> list[tuple[int, Packed, Choice]]:
+        """The moves of layer ``layer`` that lead to ``state``, each with the state it
+        leaves and the running total of the ways through it (ways to reach that state,
+        times the move's), kept: a draw then costs a search."""
+        found = self._totals.get((layer, state))
+        if found is not None:
+            return found
+        step = self.steps[layer]
+        size = (not step.closes_source) + (step.item is not None and not step.closes_item)
+        base, suffix = state[:len(state) - size], state[len(state) - size:]
+        reach = self.reach[layer]
+        inserts = sorted((at, k) for at, k in ((step.at_source, 0), (step.at_item, 1))
+                         if at is not None)
+        into = self._into.get(layer)
+        if into is None:
+            # The moves of the layer by the entries they write (once per layer: a draw
+            # then reads only the moves into the state it stands on).
+            into = self._into[layer] = {}
+            for read, moves in self.moves[layer].items():
+                for to, ways, choice in moves:
+                    into.setdefault(to, []).append((read, ways, choice))
+        running = 0
+        found = []
+        for read, ways, choice in into.get(suffix, ()):
+            source, item = self._read(step, read)
+            before = list(base)
+            for at, k in inserts:
+                before.insert(at, (source, item)[k])
+            previous = tuple(before)
+            ways_in = reach.get(previous, 0)
+            if ways_in:
+                running += ways_in * ways
+                found.append((running, previous, choice))
+        self._totals[(layer, state)] = found
         return found
 
     def sample(self, rng: random.Random) -> Amounts:
-        """A uniformly random legal assignment of this part."""
+        """A uniformly random legal assignment of this part: a path drawn backwards
+        from the last layer, each move with probability proportional to the ways to
+        reach the state it leaves times its own, then its compositions."""
+        choices: list[Choice] = []
+        state: Packed = ()
+        for layer in range(len(self.steps) - 1, -1, -1):
+            found = self._predecessors(layer, state)
+            pick = rng.randrange(found[-1][0])
+            _, state, choice = found[bisect_right([t for t, _, _ in found], pick)]
+            choices.append(choice)
+        choices.reverse()
         amounts: Amounts = {}
         at_least: dict[int, list[tuple[str, int]]] = {}
         left: dict[int, int] = {}
-        state: FrontierState = ()
-        for layer, step in enumerate(self.steps):
-            pick = rng.randrange(self.completions[layer][state])
-            found = self.transitions[layer][state]
-            nxt, _, (mask, a, least) = found[bisect_right(self._cumulative(layer, state),
-                                                          pick)]
+        for step, (mask, a, least) in zip(self.steps, choices, strict=True):
             s = self.sources[step.source]
             mine = at_least.setdefault(step.source, [])
             left.setdefault(step.source, s.power)
@@ -1217,7 +1471,6 @@ class FrontierPart:
                 for slot, value in zip(usage.local, values[len(mine):], strict=True):
                     if value:
                         amounts[(s.id, slot.target)] = value
-            state = nxt
         return amounts
 
 
@@ -1373,9 +1626,8 @@ class FrontierWalk(PartSpace):
             self._kept_counts.popitem(last=False)
 
 
-def _picker(keep: tuple[int, ...]) -> Callable[[list[SourceState | ItemState]],
-                                               FrontierState]:
-    """A fast function from a list to the tuple of its entries at ``keep``."""
+def _picker(keep: tuple[int, ...]) -> Callable[[Packed], Packed]:
+    """A fast function from a tuple to the tuple of its entries at ``keep``."""
     if len(keep) > 1:
         return itemgetter(*keep)
     if keep:

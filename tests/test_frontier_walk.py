@@ -240,3 +240,16 @@ def test_30_by_90_combats_rank_and_unrank_within_the_walks_work(family: str,
         for walk in walks:
             assert walk.budget[0] >= 0 < walk.walk_limit
         assert actions.rank(amounts) == i
+
+
+@pytest.mark.parametrize(("family", "seed"), [("shared_blockers", 7), ("token_swarm", 10)])
+def test_the_coupled_combats_count_once_refused_are_walked_too(family: str,
+                                                             seed: int) -> None:
+    # Counted only since their frontier program takes a narrower order: the walk of
+    # the declared order, backed by it, ranks and unranks them as well.
+    space = _space(getattr(generators, family)(30, 90, 0.3, seed))
+    actions = Actions(space)
+    assert any(isinstance(p, FrontierWalk) for p in actions.parts)
+    i = random.Random(seed).randrange(actions.total)
+    amounts = actions.unrank(i)
+    assert actions.rank(amounts) == i
