@@ -50,6 +50,35 @@ def test_count_and_enumerate_match_brute_force(doc: dict, side: str) -> None:
     assert set(listed) == expected
 
 
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=COMBATS, side=SIDES, data=st.data())
+def test_assignments_are_printed_in_the_order_of_the_legal_space(doc: dict, side: str,
+                                                                 data: st.DataObject) -> None:
+    """Every printed assignment lists its positive entries sorted by the space's order of
+    sources and, within a source, of its recipients, whatever order the amounts came in
+    (an entry outside that order, last, by its pair)."""
+    from trample.solver.assignment import canonical
+
+    space = legal_space(Combat.from_json(doc), side)
+    legal = brute.legal_assignments(doc, side)
+    chosen = data.draw(st.sampled_from(legal)) if legal else frozenset()
+    pairs = [(s, t, a) for s, t, a in chosen]
+    pairs = data.draw(st.permutations(pairs))
+    amounts = {(s, t): a for s, t, a in pairs}
+    if data.draw(st.booleans()):
+        amounts[("nobody", "nothing")] = 1  # outside the space: last
+    if pairs and data.draw(st.booleans()):
+        amounts[pairs[0][:2]] = 0  # a zero entry is left out
+    position = {}
+    for source in space.sources:
+        for r in source.recipients:
+            position[(source.id, r.id)] = len(position)
+    expected = sorted(((s, t, a) for (s, t), a in amounts.items() if a > 0),
+                      key=lambda e: (position.get(e[:2], len(position)), e[:2]))
+    assert canonical(space, amounts) == expected
+
+
 @PROPERTY
 @given(doc=COMBATS, side=SIDES, data=st.data())
 def test_solve_reaches_the_brute_force_optimum(doc: dict, side: str, data: st.DataObject) -> None:
