@@ -95,12 +95,18 @@ def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, .
     threshold counts whatever is assigned, so it never needs the parts together.)"""
     if len(space.parts) < 2:
         return {}
+    key = f"contested {' '.join(terms)}"  # asked several times per solve: kept
+    found: dict[str, tuple[int, ...]] | None = space.memo.get(key)
+    if found is not None:
+        return dict(found)
     counted = _thresholds(space, terms)
     reach: dict[str, list[int]] = {}
     for i, part in enumerate(space.parts):
         for target in {r.id for s in part.sources for r in s.recipients if r.id in counted}:
             reach.setdefault(target, []).append(i)
-    return {t: tuple(parts) for t, parts in reach.items() if len(parts) > 1}
+    found = space.memo[key] = {t: tuple(parts) for t, parts in reach.items()
+                               if len(parts) > 1}
+    return dict(found)
 
 
 def _thresholds(space: LegalSpace, terms: Sequence[str]) -> dict[str, int]:
