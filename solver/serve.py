@@ -996,13 +996,14 @@ class _Output:
             self.flush()
 
 
-READ_SIZE = 2**16
-"""The most bytes :class:`_Input` asks the operating system for at a time (a pipe's
-usual capacity)."""
+READ_SIZE = 2**13
+"""The most bytes :class:`_Input` asks the operating system for at a time: some sixteen
+tiny requests, so that each flush carries as many answers; not the pipe's whole
+capacity, which would leave the client's writer nothing queued while it catches up."""
 
 
 class _Input:
-    """The lines of a file descriptor, read :data:`READ_SIZE` bytes at a time; before a
+    """The lines of a file descriptor, read :data:`READ_SIZE` bytes at a time; before each
     read (which may wait for the client) ``before_wait`` runs: it flushes the answers
     held back, so that no answer waits for input that may never come."""
 
@@ -1096,9 +1097,10 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
 
     Standard input is read as bytes and each line decoded as strict UTF-8, so that a line
     that is not UTF-8 is answered as unparsable whatever the locale's error handler.
-    Standard input (or a raw file, :class:`io.FileIO`) is read from its descriptor in
-    large pieces, and the answers to lines read together are flushed together: before
-    the server may wait for input, or once the oldest has waited :data:`FLUSH_AFTER`.
+    Standard input (or a raw file, :class:`io.FileIO`) is read from its descriptor,
+    :data:`READ_SIZE` bytes at a time, and the answers to lines read together are
+    flushed together: before each read (which may wait for input), or once the oldest
+    has waited :data:`FLUSH_AFTER`.
     Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
     request asking for it): then each comes as soon as it is ready, from ``workers``
     threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.

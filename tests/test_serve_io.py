@@ -1,4 +1,4 @@
-"""How ``trample serve`` reads and writes: standard input read in large pieces, answers
+"""How ``trample serve`` reads and writes: standard input read from its descriptor, answers
 held back while the next line is already read and flushed before the reader may wait,
 every answer byte for byte what the standard library writes. Mechanisms only: a flush is
 observed by the sink, never timed."""
