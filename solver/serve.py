@@ -316,6 +316,9 @@ def _cancel_request(p: Mapping[str, Any]) -> Any:
     return None
 
 
+_PAGED = frozenset({"enumerate", "sample"})
+"""The methods that answer a page (:func:`_page`), within the response's byte budget."""
+
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
     "sample": _sample, "apply": _apply, "plan": _plan, "next_step": _next_step,
@@ -427,9 +430,12 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     if cancel is not None and cancel.is_set() and method != "solve":
         return _error(REQUEST_CANCELLED, "request cancelled", request_id)
     out_of_memory = False
-    room = MAX_RESPONSE_BYTES if budget is None else budget
-    token = _budget.set(room - _echoed_size(request_id))  # the id is echoed
-    running = _cancel.set(cancel)
+    token = None
+    if method in _PAGED:  # the only readers of the budget
+        room = MAX_RESPONSE_BYTES if budget is None else budget
+        token = _budget.set(room - _echoed_size(request_id))  # the id is echoed
+    # Set only when it changes (a tiny request pays for each context variable set).
+    running = None if cancel is None and _cancel.get() is None else _cancel.set(cancel)
     try:
         result = METHODS[method](params)
         if cancel is not None and cancel.is_set() and method != "solve":
@@ -451,8 +457,10 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     else:
         response = {"jsonrpc": "2.0", "result": result, "id": request_id}
     finally:
-        _cancel.reset(running)
-        _budget.reset(token)
+        if running is not None:
+            _cancel.reset(running)
+        if token is not None:
+            _budget.reset(token)
     if out_of_memory:
         response = _error(INTERNAL_ERROR, OUT_OF_MEMORY, request_id)
     return None if notification else response
