@@ -1087,12 +1087,17 @@ def _answer_inline(source: IO[Any] | _Input, out: _Output) -> str | bytes | None
         out.flush_old()
         with api.timed_request():  # a solve's time limit counts from the line read
             try:
-                parsed: _Decoded | str | bytes = _parse(line)
-            except Exception:  # a bug: answered (and saved) below as any other
-                parsed = line
-            if isinstance(parsed, _Decoded) and _asks_session(parsed.request):
+                parsed: _Decoded | str | None = _parse(line)
+            except Exception:  # a bug: answered (and saved) by _respond_safely
+                parsed = None
+            if parsed is None:
+                answer = _respond_safely(line)
+            elif isinstance(parsed, str):  # the line is not JSON
+                answer = parsed
+            elif _asks_session(parsed.request):
                 return line  # type: ignore[no-any-return]
-            answer = parsed if isinstance(parsed, str) else _respond_safely(parsed)
+            else:
+                answer = _respond_safely(parsed)
         del line, parsed
         if answer is not None:
             out.write(answer)

@@ -188,3 +188,18 @@ def test_a_line_that_is_not_utf8_is_refused_with_the_codecs_message() -> None:
             "id": None}
     good = body.replace(b'"%s"', json.dumps(TINY).encode())
     assert json.loads(engine.respond(good) or "")["result"] == api.count(TINY)
+
+
+def test_a_bug_reading_a_line_is_an_internal_error_and_the_server_goes_on(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(line: str) -> Any:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(engine, "decode", broken)  # text lines are decoded by it
+    lines = [_line("count", {"combat": TINY}, 1).decode(), "[]\n"]
+    out = io.StringIO()
+    assert engine.serve(io.StringIO("".join(lines)), out) == 0
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    assert first["id"] is None and first["error"]["code"] == engine.INTERNAL_ERROR
+    assert first["error"]["message"].startswith("internal error: KeyError: 'boom'")
+    assert second["error"]["code"] == engine.INTERNAL_ERROR  # every line, as the first
