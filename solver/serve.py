@@ -960,48 +960,91 @@ def _asks_session(request: Any) -> bool:
         for item in request[:MAX_BATCH])
 
 
-FLUSH_AFTER = 0.002
-"""Seconds an answer written on the reading thread may wait in the output buffer while
-the lines after it are answered: it is flushed before the reader may wait for input, and
-before the next line is answered once it has waited this long (so that a slow request
-holds back the answers before it by at most this, plus its own time)."""
+FLUSH_AFTER = 0.02
+"""Seconds an answer written on the reading thread may wait in the output buffer (about;
+at most twice this) while the lines after it are answered; it goes out sooner when the
+reader may wait for input. A thread looks every this many seconds while answers are held:
+each look takes the interpreter from the reading thread, so it is not much shorter."""
 
 
 class _Output:
     """The answers written on the reading thread. With ``batched`` (the input is read by
-    :class:`_Input`, which says when it may wait) an answer is flushed only before the
-    reader may wait, or once it is :data:`FLUSH_AFTER` old: a pipelined client's answers
-    then go out many to a write (each write is a system call, and wakes the client);
-    otherwise each answer is flushed as it is written."""
+    :class:`_Input`, which says when it may wait) the answers are flushed before the
+    reader may wait, and a watching thread flushes them once the oldest is
+    :data:`FLUSH_AFTER` old (a slow request does not hold back the answers before it):
+    a pipelined client's answers go out many to a write (each write is a system call,
+    and wakes the client). Otherwise each answer is flushed as it is written."""
 
-    __slots__ = ("batched", "held", "since", "sink")
+    __slots__ = ("batched", "held", "lock", "parked", "since", "sink", "stop", "wake",
+                 "watcher")
 
     def __init__(self, sink: IO[str], batched: bool) -> None:
         self.sink = sink
         self.batched = batched
         self.held = 0
         self.since = 0.0
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        self.watcher: threading.Thread | None = None
+        self.parked = True
 
     def write(self, answer: str) -> None:
         """Write one answer line (flushed now, or held for :meth:`flush`)."""
         if not self.batched:
             _write(self.sink, answer)
             return
-        if not self.held:
-            self.since = time.monotonic()
-        self.held += 1
-        _write(self.sink, answer, flush=False)
+        with self.lock:
+            _write(self.sink, answer, flush=False)
+            self.held += 1
+            if self.held == 1:
+                self.since = time.monotonic()
+                if self.parked:  # the watcher sleeps until answers are held again
+                    self.parked = False
+                    if self.watcher is None:
+                        self.watcher = threading.Thread(target=self._watch, daemon=True,
+                                                        name="trample-serve-flush")
+                        self.watcher.start()
+                    self.wake.set()
 
     def flush(self) -> None:
         """Flush the answers held, if any."""
         if self.held:
+            with self.lock:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self.held:
             self.held = 0
             self.sink.flush()
 
-    def flush_old(self) -> None:
-        """Flush the answers held if the oldest has waited :data:`FLUSH_AFTER`."""
-        if self.held and time.monotonic() - self.since >= FLUSH_AFTER:
-            self.flush()
+    def _watch(self) -> None:
+        """The watching thread: while answers come, look every :data:`FLUSH_AFTER` for
+        held ones that old (not woken for each batch: a pipelined stream would wake it
+        hundreds of times a second); park when none are held."""
+        while True:
+            self.wake.wait()
+            with self.lock:
+                self.wake.clear()  # under the lock: a write sets it again after this
+            while not self.stop.wait(FLUSH_AFTER):
+                with self.lock:
+                    if not self.held:
+                        self.parked = True
+                        break
+                    if time.monotonic() - self.since >= FLUSH_AFTER:
+                        # A closed pipe or sink: the reading thread meets it at its next
+                        # write or flush.
+                        with suppress(Exception):
+                            self._flush()
+            if self.stop.is_set():
+                return
+
+    def close(self) -> None:
+        """Stop the watching thread (what is held stays held: :meth:`flush` first)."""
+        self.stop.set()
+        self.wake.set()
+        if self.watcher is not None:
+            self.watcher.join()
 
 
 READ_SIZE = 2**13
@@ -1084,7 +1127,6 @@ def _answer_inline(source: IO[Any] | _Input, out: _Output) -> str | bytes | None
             return None
         if line.isspace():  # blank: nothing owed (no copy of a long line)
             continue
-        out.flush_old()
         with api.timed_request():  # a solve's time limit counts from the line read
             try:
                 parsed: _Decoded | str | None = _parse(line)
@@ -1113,7 +1155,7 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     Standard input (or a raw file, :class:`io.FileIO`) is read from its descriptor,
     :data:`READ_SIZE` bytes at a time, and the answers to lines read together are
     flushed together: before each read (which may wait for input), or once the oldest
-    has waited :data:`FLUSH_AFTER`.
+    has waited :data:`FLUSH_AFTER` (by a thread that watches them).
     Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
     request asking for it): then each comes as soon as it is ready, from ``workers``
     threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.
@@ -1133,7 +1175,10 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
             try:
                 pending = _answer_inline(source, out)
             finally:
-                out.flush()
+                try:
+                    out.flush()
+                finally:
+                    out.close()
         except BrokenPipeError:
             return 0
         except KeyboardInterrupt:

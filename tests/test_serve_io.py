@@ -102,18 +102,27 @@ def test_answers_read_together_go_out_in_one_flush_before_the_reader_waits(
     assert sink.flushes.empty()  # nothing was left to flush at the end of input
 
 
-def test_an_answer_that_has_waited_goes_out_before_the_next_line_is_answered(
+def test_a_slow_request_does_not_hold_back_the_answers_before_it(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "FLUSH_AFTER", 0.0)  # every answer held is old enough
-    lines = _tiny_lines(3)
-    owed = [engine.respond(line) for line in lines]
+    release = threading.Event()
+
+    def held(params: Any) -> Any:  # a request that runs until the test lets it end
+        release.wait(WAIT)
+        return "released"
+
+    monkeypatch.setitem(engine.METHODS, "count", held)
+    lines = [*_tiny_lines(1), _line("count", {}, "held")]
+    first = engine.respond(lines[0])
     sink = _Sink()
     write_end, thread = _serve_a_pipe(sink)
-    os.write(write_end, b"".join(lines))
-    assert [sink.next_flush() for _ in lines] == [owed[:1], owed[:2], owed]
+    os.write(write_end, b"".join(lines))  # read together: the first answer is held back,
+    assert sink.next_flush() == [first]  # and goes out while the second is still running
+    release.set()
+    assert sink.next_flush() == [first, json.dumps(
+        {"jsonrpc": "2.0", "result": "released", "id": "held"})]
     os.close(write_end)
     thread.join(WAIT)
-    assert sink.flushes.empty()
+    assert not thread.is_alive()
 
 
 def test_a_client_in_lockstep_gets_each_answer_before_it_sends_the_next() -> None:
