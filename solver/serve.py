@@ -967,21 +967,28 @@ reader may wait for input. A thread looks every this many seconds while answers 
 each look takes the interpreter from the reading thread, so it is not much shorter."""
 
 
+HOLD_BYTES = 2**16
+"""The most bytes of answers :class:`_Output` holds back; past it they go out at once (a
+longer answer goes out as it is, not copied)."""
+
+
 class _Output:
     """The answers written on the reading thread. With ``batched`` (the input is read by
-    :class:`_Input`, which says when it may wait) the answers are flushed before the
-    reader may wait, and a watching thread flushes them once the oldest is
-    :data:`FLUSH_AFTER` old (a slow request does not hold back the answers before it):
-    a pipelined client's answers go out many to a write (each write is a system call,
-    and wakes the client). Otherwise each answer is flushed as it is written."""
+    :class:`_Input`, which says when it may wait) the answers are held and written out
+    together, in one write, before the reader may wait, past :data:`HOLD_BYTES`, or
+    (by a watching thread) once the oldest is :data:`FLUSH_AFTER` old, so that a slow
+    request does not hold them back: a pipelined client's answers go out many to a
+    system call (each wakes the client), even to an unbuffered standard output.
+    Otherwise each answer is flushed as it is written."""
 
-    __slots__ = ("batched", "held", "lock", "parked", "since", "sink", "stop", "wake",
-                 "watcher")
+    __slots__ = ("batched", "lock", "parked", "parts", "since", "sink", "size", "stop",
+                 "wake", "watcher")
 
     def __init__(self, sink: IO[str], batched: bool) -> None:
         self.sink = sink
         self.batched = batched
-        self.held = 0
+        self.parts: list[str] = []
+        self.size = 0
         self.since = 0.0
         self.lock = threading.Lock()
         self.wake = threading.Event()
@@ -990,14 +997,20 @@ class _Output:
         self.parked = True
 
     def write(self, answer: str) -> None:
-        """Write one answer line (flushed now, or held for :meth:`flush`)."""
+        """Write one answer line (now, or held for :meth:`flush`)."""
         if not self.batched:
             _write(self.sink, answer)
             return
         with self.lock:
-            _write(self.sink, answer, flush=False)
-            self.held += 1
-            if self.held == 1:
+            if len(answer) > HOLD_BYTES:
+                self._flush()
+                _write(self.sink, answer)
+                return
+            self.parts.append(answer)
+            self.size += len(answer) + 1
+            if self.size > HOLD_BYTES:
+                self._flush()
+            elif len(self.parts) == 1:
                 self.since = time.monotonic()
                 if self.parked:  # the watcher sleeps until answers are held again
                     self.parked = False
@@ -1008,15 +1021,23 @@ class _Output:
                     self.wake.set()
 
     def flush(self) -> None:
-        """Flush the answers held, if any."""
-        if self.held:
+        """Write out and flush the answers held, if any."""
+        if self.parts:
             with self.lock:
                 self._flush()
 
     def _flush(self) -> None:
-        if self.held:
-            self.held = 0
-            self.sink.flush()
+        if not self.parts:
+            return
+        parts, self.parts, self.size = self.parts, [], 0
+        parts.append("")  # the last line's newline
+        try:
+            self.sink.write("\n".join(parts))
+        except MemoryError:  # joining or encoding them: nothing was written
+            del parts[-1]
+            for answer in parts:  # one at a time, as _write writes them
+                _write(self.sink, answer, flush=False)
+        self.sink.flush()
 
     def _watch(self) -> None:
         """The watching thread: while answers come, look every :data:`FLUSH_AFTER` for
@@ -1028,7 +1049,7 @@ class _Output:
                 self.wake.clear()  # under the lock: a write sets it again after this
             while not self.stop.wait(FLUSH_AFTER):
                 with self.lock:
-                    if not self.held:
+                    if not self.parts:
                         self.parked = True
                         break
                     if time.monotonic() - self.since >= FLUSH_AFTER:
@@ -1154,8 +1175,9 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     that is not UTF-8 is answered as unparsable whatever the locale's error handler.
     Standard input (or a raw file, :class:`io.FileIO`) is read from its descriptor,
     :data:`READ_SIZE` bytes at a time, and the answers to lines read together are
-    flushed together: before each read (which may wait for input), or once the oldest
-    has waited :data:`FLUSH_AFTER` (by a thread that watches them).
+    written together, in one write, and flushed: before each read (which may wait for
+    input), past :data:`HOLD_BYTES`, or once the oldest has waited :data:`FLUSH_AFTER`
+    (by a thread that watches them).
     Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
     request asking for it): then each comes as soon as it is ready, from ``workers``
     threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.

@@ -52,6 +52,11 @@ class _Sink(io.StringIO):
     def __init__(self) -> None:
         super().__init__()
         self.flushes: queue.Queue[list[str]] = queue.Queue()
+        self.writes = 0
+
+    def write(self, text: str) -> int:
+        self.writes += 1
+        return super().write(text)
 
     def flush(self) -> None:
         self.flushes.put(self.getvalue().splitlines())
@@ -94,6 +99,7 @@ def test_answers_read_together_go_out_in_one_flush_before_the_reader_waits(
     assert len(b"".join(lines[:3])) < 4096
     os.write(write_end, b"".join(lines[:3]))
     assert sink.next_flush() == owed[:3]
+    assert sink.writes == 1  # one write, even to an unbuffered output: one system call
     os.write(write_end, lines[3])  # sent only after the answers came: none was held back
     assert sink.next_flush() == owed
     os.close(write_end)
@@ -123,6 +129,36 @@ def test_a_slow_request_does_not_hold_back_the_answers_before_it(
     os.close(write_end)
     thread.join(WAIT)
     assert not thread.is_alive()
+
+
+def test_answers_held_back_stay_within_their_byte_bound(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "FLUSH_AFTER", 3_600.0)  # no answer is old enough
+    monkeypatch.setattr(engine, "HOLD_BYTES", 1_000)  # two tiny answers, not three
+    release = threading.Event()
+
+    def held(params: Any) -> Any:
+        release.wait(WAIT)
+        return None
+
+    monkeypatch.setitem(engine.METHODS, "count", held)
+    lines = [*_tiny_lines(3), _line("count", {}, "held")]
+    owed = [engine.respond(line) or "" for line in lines[:3]]
+    assert all(300 < len(answer) < 500 for answer in owed)
+    sink = _Sink()
+    write_end, thread = _serve_a_pipe(sink)
+    os.write(write_end, b"".join(lines))
+    # The third answer passes the bound: the three go out while the fourth is running.
+    assert sink.next_flush() == owed
+    release.set()
+    assert len(sink.next_flush()) == 4
+    os.close(write_end)
+    thread.join(WAIT)
+    assert sink.flushes.empty()
+    longer = engine._Output(sink, batched=True)  # a longer answer goes out as it is
+    longer.write("x" * 2_000)
+    assert sink.next_flush()[-1] == "x" * 2_000
+    longer.close()
 
 
 def test_a_client_in_lockstep_gets_each_answer_before_it_sends_the_next() -> None:
