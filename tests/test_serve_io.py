@@ -1,7 +1,8 @@
-"""How ``trample serve`` reads and writes: standard input read from its descriptor, answers
-held back while the next line is already read and flushed before the reader may wait,
-every answer byte for byte what the standard library writes. Mechanisms only: a flush is
-observed by the sink, never timed."""
+"""How ``trample serve`` reads and writes: standard input read from its descriptor; the
+answers to lines read together held back and written in one write, before the reader may
+wait, past a byte bound, or once old (a slow request does not hold them back); every
+answer byte for byte what the standard library writes. Mechanisms only: a flush is
+observed by the sink, and a slow request is held by an event, never timed."""
 
 from __future__ import annotations
 
