@@ -20,12 +20,15 @@ each as soon as it is done (CP-SAT searches outside the interpreter lock).
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import queue
 import secrets
+import select
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import suppress
 from contextvars import ContextVar
@@ -87,6 +90,8 @@ MAX_IN_FLIGHT_BYTES = 64 * 2**20
 at most :data:`MAX_LINE_BYTES`, may be read past it)."""
 
 REQUEST_MEMBERS = ("jsonrpc", "method", "params", "id")
+_REQUEST_MEMBER_SET = frozenset(REQUEST_MEMBERS)
+_NO_PARAMS: Mapping[str, Any] = {}
 
 _budget: ContextVar[int] = ContextVar("trample_serve_budget", default=MAX_RESPONSE_BYTES)
 """Bytes left for the response line being built (a batch shares one line)."""
@@ -119,6 +124,8 @@ class Encoded:
 
 
 def _params(params: Mapping[str, Any], allowed: set[str] | frozenset[str]) -> None:
+    if "combat" in params and params.keys() <= allowed:
+        return  # the usual case, by two lookups in C
     for key in params:
         if key not in allowed:
             raise InputError(f"params.{field_name(key)}", "unknown parameter (accepted: "
@@ -309,6 +316,9 @@ def _cancel_request(p: Mapping[str, Any]) -> Any:
     return None
 
 
+_PAGED = frozenset({"enumerate", "sample"})
+"""The methods that answer a page (:func:`_page`), within the response's byte budget."""
+
 METHODS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "solve": _solve, "validate": _validate, "count": _count, "enumerate": _enumerate,
     "sample": _sample, "apply": _apply, "plan": _plan, "next_step": _next_step,
@@ -347,6 +357,14 @@ def _invalid(request: object) -> dict[str, Any] | None:
     """The -32600 answer owed to anything that is not a valid request object (JSON-RPC
     2.0 §4, §5.1): with the request's id when it has a valid one, else id null. None for
     a valid request (a notification included)."""
+    if type(request) is dict and request.get("jsonrpc") == "2.0" \
+            and request.keys() <= _REQUEST_MEMBER_SET:  # the usual request, checked at once
+        request_id = request.get("id")
+        kind = type(request_id)
+        if (kind is int or kind is str or request_id is None) \
+                and type(request.get("method")) is str \
+                and type(request.get("params", _NO_PARAMS)) is dict:
+            return None
     if not isinstance(request, dict):
         return _error(INVALID_REQUEST, "a request must be a JSON object, not "
                       f"{brief_repr(request)}")
@@ -412,9 +430,12 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     if cancel is not None and cancel.is_set() and method != "solve":
         return _error(REQUEST_CANCELLED, "request cancelled", request_id)
     out_of_memory = False
-    room = MAX_RESPONSE_BYTES if budget is None else budget
-    token = _budget.set(room - _echoed_size(request_id))  # the id is echoed
-    running = _cancel.set(cancel)
+    token = None
+    if method in _PAGED:  # the only readers of the budget
+        room = MAX_RESPONSE_BYTES if budget is None else budget
+        token = _budget.set(room - _echoed_size(request_id))  # the id is echoed
+    # Set only when it changes (a tiny request pays for each context variable set).
+    running = None if cancel is None and _cancel.get() is None else _cancel.set(cancel)
     try:
         result = METHODS[method](params)
         if cancel is not None and cancel.is_set() and method != "solve":
@@ -436,8 +457,10 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     else:
         response = {"jsonrpc": "2.0", "result": result, "id": request_id}
     finally:
-        _cancel.reset(running)
-        _budget.reset(token)
+        if running is not None:
+            _cancel.reset(running)
+        if token is not None:
+            _budget.reset(token)
     if out_of_memory:
         response = _error(INTERNAL_ERROR, OUT_OF_MEMORY, request_id)
     return None if notification else response
@@ -501,10 +524,22 @@ def decode(line: str) -> Any:
     return json.loads(line, parse_constant=_reject_constant)
 
 
+def _not_json(value: object) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_c_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
+_encoder: Callable[[Any, int], list[str]] | None = None if _c_encoder is None else _c_encoder(
+    None, _not_json, json.encoder.encode_basestring_ascii, None, ": ", ", ", False, False,
+    True)
+"""json.dumps's own C encoder, made once rather than for every answer (a tenth of a tiny
+request), without its check for circular values (an answer is built fresh, a tree)."""
+
+
 def _dumps(obj: Any) -> str:
     """json.dumps, with :class:`Encoded` text spliced in where it stands."""
-    try:
-        return json.dumps(obj)  # most answers hold no page: no nonce, no splicing
+    try:  # most answers hold no page: no nonce, no splicing
+        return "".join(_encoder(obj, 0)) if _encoder is not None else json.dumps(obj)
     except TypeError:
         pass
     spliced: dict[str, str] = {}
@@ -572,32 +607,48 @@ def _batch(requests: list[Any]) -> str | None:
 
 class _Decoded:
     """A request line decoded (the value may be a batch, or anything JSON holds), with
-    its text for a bug report."""
+    its text (or its bytes, UTF-8) for a bug report."""
 
     __slots__ = ("line", "request")
 
-    def __init__(self, request: Any, line: str) -> None:
+    def __init__(self, request: Any, line: str | bytes) -> None:
         self.request = request
         self.line = line
 
 
 def _parse(line: str | bytes) -> _Decoded | str:
     """The line decoded, or the answer line owed to a line that is not strict JSON."""
+    request: Any = _NOT_READ
     if isinstance(line, bytes):
+        if _orjson is not None and _LONG_NUMBER not in line.translate(_DIGITS_AS_NINES):
+            # orjson reads the bytes as they came (what :func:`decode` would give it): it
+            # refuses what is not UTF-8 as strictly as the codec does, and a line it
+            # refuses is read again below, for the codec's or json's message.
+            try:
+                request = _orjson.loads(line)
+            except _orjson.JSONDecodeError:
+                pass
+            except MemoryError:
+                request = MemoryError
+        if request is _NOT_READ:
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return json.dumps(_error(PARSE_ERROR, f"parse error: not UTF-8 text: {exc}"))
+    if request is _NOT_READ:
         try:
-            line = line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return json.dumps(_error(PARSE_ERROR, f"parse error: not UTF-8 text: {exc}"))
-    try:
-        request = decode(line)
-    except (ValueError, RecursionError) as exc:
-        return json.dumps(_error(PARSE_ERROR, f"parse error: {exc}"))
-    except MemoryError:
-        request = MemoryError  # answered below, once the partial value is gone
+            request = decode(line)  # type: ignore[arg-type]
+        except (ValueError, RecursionError) as exc:
+            return json.dumps(_error(PARSE_ERROR, f"parse error: {exc}"))
+        except MemoryError:
+            request = MemoryError  # answered below, once the partial value is gone
     if request is MemoryError:
         return encode(_error(INTERNAL_ERROR, "out of memory reading this line; the server "
                              "goes on"))
     return _Decoded(request, line)
+
+
+_NOT_READ = object()
 
 
 def _answer_decoded(request: Any) -> str | None:
@@ -632,7 +683,7 @@ def _respond_safely(line: str | bytes | _Decoded) -> str | None:
         failure = exc
     if failure is None:
         return encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY))
-    what = line.line if isinstance(line, _Decoded) else _line_text(line)
+    what = _line_text(line.line if isinstance(line, _Decoded) else line)
     return encode(_error(INTERNAL_ERROR, _bug(failure, what)))
 
 
@@ -640,18 +691,20 @@ def _line_text(line: str | bytes) -> str:
     return line.decode("utf-8", "replace") if isinstance(line, bytes) else line
 
 
-def _write(sink: IO[str], answer: str) -> None:
+def _write(sink: IO[str], answer: str, flush: bool = True) -> None:
     try:
         if len(answer) <= 4096:
             sink.write(answer + "\n")  # one call; a long answer is not copied for it
-            sink.flush()
+            if flush:
+                sink.flush()
             return
         sink.write(answer)
     except MemoryError:  # encoding the line for the pipe: nothing of it was written
         answer = encode(_error(INTERNAL_ERROR, OUT_OF_MEMORY + " (writing the answer)"))
         sink.write(answer)
     sink.write("\n")
-    sink.flush()
+    if flush:
+        sink.flush()
 
 
 READ_CHUNK = 2**20
@@ -659,7 +712,7 @@ READ_CHUNK = 2**20
 while reading it leaves the input at a known place (the rest of that line is skipped)."""
 
 
-def read_line(source: IO[Any]) -> tuple[Any, str | None]:
+def read_line(source: IO[Any] | _Input) -> tuple[Any, str | None]:
     """The next line and None; ``("", None)`` at the end of input; or ``(None, why)`` for a
     line refused (longer than :data:`MAX_LINE_BYTES`, or memory ran out reading it), the
     rest of which is skipped unread."""
@@ -895,37 +948,222 @@ class _Session:
 
 
 _SESSION_METHODS = ("initialize", "$/cancelRequest")
-_SESSION_METHOD_BYTES = tuple(name.encode() for name in _SESSION_METHODS)
 
 
-def _asks_session(line: str | bytes) -> bool:
-    """Whether a line may hold ``initialize`` or ``$/cancelRequest`` (a cheap look for the
-    names: a line that merely mentions one only starts a session early, which answers the
-    same)."""
-    if isinstance(line, bytes):
-        return any(name in line for name in _SESSION_METHOD_BYTES)
-    return any(name in line for name in _SESSION_METHODS)
+def _asks_session(request: Any) -> bool:
+    """Whether a decoded line holds ``initialize`` or ``$/cancelRequest`` (alone or in a
+    batch): the requests that need the session's read-ahead."""
+    if type(request) is dict:
+        return request.get("method") in _SESSION_METHODS
+    return type(request) is list and any(
+        type(item) is dict and item.get("method") in _SESSION_METHODS
+        for item in request[:MAX_BATCH])
 
 
-def _answer_inline(source: IO[Any], sink: IO[str]) -> str | bytes | None:
-    """Answer lines in order on this thread until one may ask for a session; that line
+FLUSH_AFTER = 0.02
+"""Seconds an answer written on the reading thread may wait in the output buffer (about;
+at most twice this) while the lines after it are answered; it goes out sooner when the
+reader may wait for input. A thread looks every this many seconds while answers are held:
+each look takes the interpreter from the reading thread, so it is not much shorter."""
+
+
+HOLD_BYTES = 2**16
+"""The most bytes of answers :class:`_Output` holds back; past it they go out at once (a
+longer answer goes out as it is, not copied)."""
+
+
+class _Output:
+    """The answers written on the reading thread. With ``batched`` (the input is read by
+    :class:`_Input`, which says when it may wait) the answers are held and written out
+    together, in one write, before the reader may wait, past :data:`HOLD_BYTES`, or
+    (by a watching thread) once the oldest is :data:`FLUSH_AFTER` old, so that a slow
+    request does not hold them back: a pipelined client's answers go out many to a
+    system call (each wakes the client), even to an unbuffered standard output.
+    Otherwise each answer is flushed as it is written."""
+
+    __slots__ = ("batched", "lock", "parked", "parts", "since", "sink", "size", "stop",
+                 "wake", "watcher")
+
+    def __init__(self, sink: IO[str], batched: bool) -> None:
+        self.sink = sink
+        self.batched = batched
+        self.parts: list[str] = []
+        self.size = 0
+        self.since = 0.0
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        self.watcher: threading.Thread | None = None
+        self.parked = True
+
+    def write(self, answer: str) -> None:
+        """Write one answer line (now, or held for :meth:`flush`)."""
+        if not self.batched:
+            _write(self.sink, answer)
+            return
+        with self.lock:
+            if len(answer) > HOLD_BYTES:
+                self._flush()
+                _write(self.sink, answer)
+                return
+            self.parts.append(answer)
+            self.size += len(answer) + 1
+            if self.size > HOLD_BYTES:
+                self._flush()
+            elif len(self.parts) == 1:
+                self.since = time.monotonic()
+                if self.parked:  # the watcher sleeps until answers are held again
+                    self.parked = False
+                    if self.watcher is None:
+                        self.watcher = threading.Thread(target=self._watch, daemon=True,
+                                                        name="trample-serve-flush")
+                        self.watcher.start()
+                    self.wake.set()
+
+    def flush(self) -> None:
+        """Write out and flush the answers held, if any."""
+        if self.parts:
+            with self.lock:
+                self._flush()
+
+    def _flush(self) -> None:
+        if not self.parts:
+            return
+        parts, self.parts, self.size = self.parts, [], 0
+        parts.append("")  # the last line's newline
+        try:
+            self.sink.write("\n".join(parts))
+        except MemoryError:  # joining or encoding them: nothing was written
+            del parts[-1]
+            for answer in parts:  # one at a time, as _write writes them
+                _write(self.sink, answer, flush=False)
+        self.sink.flush()
+
+    def _watch(self) -> None:
+        """The watching thread: while answers come, look every :data:`FLUSH_AFTER` for
+        held ones that old (not woken for each batch: a pipelined stream would wake it
+        hundreds of times a second); park when none are held."""
+        while True:
+            self.wake.wait()
+            with self.lock:
+                self.wake.clear()  # under the lock: a write sets it again after this
+            while not self.stop.wait(FLUSH_AFTER):
+                with self.lock:
+                    if not self.parts:
+                        self.parked = True
+                        break
+                    if time.monotonic() - self.since >= FLUSH_AFTER:
+                        # A closed pipe or sink: the reading thread meets it at its next
+                        # write or flush.
+                        with suppress(Exception):
+                            self._flush()
+            if self.stop.is_set():
+                return
+
+    def close(self) -> None:
+        """Stop the watching thread (what is held stays held: :meth:`flush` first)."""
+        self.stop.set()
+        self.wake.set()
+        if self.watcher is not None:
+            self.watcher.join()
+
+
+READ_SIZE = 2**13
+"""The most bytes :class:`_Input` asks the operating system for at a time: some sixteen
+tiny requests, so that each flush carries as many answers; not the pipe's whole
+capacity, which would leave the client's writer nothing queued while it catches up."""
+
+
+class _Input:
+    """The lines of a file descriptor, read :data:`READ_SIZE` bytes at a time; before each
+    read (which may wait for the client) ``before_wait`` runs: it flushes the answers
+    held back, so that no answer waits for input that may never come."""
+
+    __slots__ = ("before_wait", "buffer", "fd", "start")
+
+    def __init__(self, fd: int, before_wait: Callable[[], None]) -> None:
+        self.fd = fd
+        self.before_wait = before_wait
+        self.buffer = b""
+        self.start = 0
+
+    def readline(self, limit: int) -> bytes:
+        """At most ``limit`` bytes, up to and including the next newline; ``b""`` at the
+        end of input (as :meth:`io.BufferedReader.readline`). Running out of memory
+        leaves the newline that ends a line unread."""
+        buffer, start = self.buffer, self.start
+        end = buffer.find(b"\n", start, start + limit)
+        if end >= 0:  # the usual case: the line is here
+            piece = buffer[start:end + 1]
+            self.start = end + 1
+            return piece
+        pieces = [buffer[start:start + limit]]
+        self.start = min(len(buffer), start + limit)
+        have = len(pieces[0])
+        while have < limit:
+            self.before_wait()
+            try:
+                data = os.read(self.fd, READ_SIZE)
+            except BlockingIOError:  # a descriptor left non-blocking: wait as a read would
+                select.select([self.fd], [], [])
+                continue
+            if not data:
+                break
+            self.buffer, self.start = data, 0
+            end = data.find(b"\n", 0, limit - have)
+            take = end + 1 if end >= 0 else min(len(data), limit - have)
+            pieces.append(data[:take])
+            have += take
+            if end >= 0:
+                line = b"".join(pieces)
+                self.start = take
+                return line
+            self.start = take
+        return b"".join(pieces)
+
+
+def _input_of(source: IO[Any], standard: bool,
+              before_wait: Callable[[], None]) -> _Input | None:
+    """An :class:`_Input` reading ``source``'s file descriptor: for the process's standard
+    input (``standard``: read by nothing before, so its buffer holds nothing) or a raw
+    binary file (no buffer of its own); None for any other source."""
+    if not isinstance(source, io.FileIO) and not (
+            standard and isinstance(source, io.BufferedReader)):
+        return None
+    try:
+        return _Input(source.fileno(), before_wait)
+    except (OSError, ValueError):  # no descriptor (closed, or not a real file)
+        return None
+
+
+def _answer_inline(source: IO[Any] | _Input, out: _Output) -> str | bytes | None:
+    """Answer lines in order on this thread until one asks for a session; that line
     (not yet answered), or None at the end of input."""
     while True:
         line, why = read_line(source)
         if why is not None:
-            _write(sink, refusal(why))
+            out.write(refusal(why))
             continue
         if not line:
             return None
         if line.isspace():  # blank: nothing owed (no copy of a long line)
             continue
-        if _asks_session(line):
-            return line  # type: ignore[no-any-return]
         with api.timed_request():  # a solve's time limit counts from the line read
-            answer = _respond_safely(line)
-        del line
+            try:
+                parsed: _Decoded | str | None = _parse(line)
+            except Exception:  # a bug: answered (and saved) by _respond_safely
+                parsed = None
+            if parsed is None:
+                answer = _respond_safely(line)
+            elif isinstance(parsed, str):  # the line is not JSON
+                answer = parsed
+            elif _asks_session(parsed.request):
+                return line  # type: ignore[no-any-return]
+            else:
+                answer = _respond_safely(parsed)
+        del line, parsed
         if answer is not None:
-            _write(sink, answer)
+            out.write(answer)
 
 
 def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = None, *,
@@ -935,19 +1173,34 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
 
     Standard input is read as bytes and each line decoded as strict UTF-8, so that a line
     that is not UTF-8 is answered as unparsable whatever the locale's error handler.
+    Standard input (or a raw file, :class:`io.FileIO`) is read from its descriptor,
+    :data:`READ_SIZE` bytes at a time, and the answers to lines read together are
+    written together, in one write, and flushed: before each read (which may wait for
+    input), past :data:`HOLD_BYTES`, or once the oldest has waited :data:`FLUSH_AFTER`
+    (by a thread that watches them).
     Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
     request asking for it): then each comes as soon as it is ready, from ``workers``
     threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.
     """
-    source: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
+    given: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
+    out = _Output(sink, batched=False)
+    fd_input = _input_of(given, stdin is None, out.flush)
+    out.batched = fd_input is not None
+    source: IO[Any] | _Input = given if fd_input is None else fd_input
     pending: Any = None
     if not out_of_order:
         # Until a client asks for a session (initialize, or a cancel), each line is answered
         # here, on the reading thread: a tiny request then costs no hand-over to a worker
         # (about a third more CPU), and the answers are the same.
         try:
-            pending = _answer_inline(source, sink)
+            try:
+                pending = _answer_inline(source, out)
+            finally:
+                try:
+                    out.flush()
+                finally:
+                    out.close()
         except BrokenPipeError:
             return 0
         except KeyboardInterrupt:

@@ -155,6 +155,20 @@ def test_initialize_opts_in_and_a_fast_answer_overtakes_a_held_solve(
     assert server.close() == []
 
 
+def test_initialize_is_known_by_its_decoded_method_name(server_factory: Any) -> None:
+    # The method written with escapes ("initialize" as JSON reads it) opens the session
+    # as the plain name does: a fast answer overtakes a held solve.
+    hello = _line("initialize", {"capabilities": {"out_of_order": True}}, 0)
+    server = server_factory("--workers", "2")
+    server.send(hello.replace(b'"initialize"', b'"\\u0069nitialize"'))
+    assert server.next()["result"]["capabilities"]["out_of_order"] is True
+    server.send(_line("solve", SLOW, "slow"), _line("count", {"combat": TINY}, "fast"))
+    assert server.next()["id"] == "fast"
+    server.send(_cancel("slow").replace(b"$/cancel", b"$\\/cancel"))
+    _legal_with_bound(server.next())
+    assert server.close() == []
+
+
 def test_the_command_line_flag_opts_in(server_factory: Any) -> None:
     server = server_factory("--out-of-order", "--workers", "2")
     server.send(_line("solve", SLOW, 1), _line("validate", {"combat": TINY}, 2))
