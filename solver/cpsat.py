@@ -280,7 +280,9 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     # each with bounds on its value (for the weighted form below).
     score = scoring(space)
     receivers = set(into)
-    outcome = _Outcomes(model, space, score, x, exclude)
+    # The outcome terms' expressions (and the tables under them) only when one is asked.
+    outcome = _Outcomes(model, space, score, x, exclude) \
+        if any(t in PLAIN_TERMS for t in terms) else None
     expressions: list[cp_model.LinearExprT] = []
     spans: list[int] = []
     lows: list[int] = []
@@ -297,12 +299,14 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             expressions.append(sum(v for _, v in pairs))
             spans.append(sum(by_id[s].power for s in {s for s, _ in pairs}))
         elif term in PLAIN_TERMS:
+            assert outcome is not None
             expression, low, span = outcome.term(term)
             expressions.append(expression)
             lows[-1] = low
             spans.append(span)
         else:
-            need = score.thresholds[term]
+            assigned = score.assigned_thresholds.get(term)
+            need = score.thresholds[term] if assigned is None else assigned
             reached = [at_least(t, n) for t, n in need.items()
                        if t in receivers and t not in exclude]
             expressions.append(sum(reached))
