@@ -63,7 +63,7 @@ def results_table(results: Results) -> str:
         f"`{meta['command']}` on {meta['date']}, {meta['cpus']} CPUs, Python "
         f"{meta['python']}, OR-Tools {meta['ortools']}, SciPy {meta['scipy']}; "
         f"baseline time limit {meta['time_limit']:g} s, CP-SAT baseline with "
-        f"{meta['cpsat_workers']} workers; median of up to {meta['repeat']} runs. "
+        f"{meta['cpsat_workers']} workers; timing: {meta['timing']}. "
         f"Objective: {', '.join(results['terms'])} (lexicographic, first term first). "
         "Ratio: the method's median time over trample's, same instance, same run. "
         f"Peak memory: {meta.get('memory', '-')}.", "",
@@ -276,8 +276,8 @@ def summary(results: Results) -> str:
     out = [
         "# Benchmark summary", "",
         f"`{meta['command']}`, {meta['date']}, {meta['cpus']} CPUs (shared, noisy), "
-        f"wall time {_wall(meta['wall_time'])}. Times are medians of up to "
-        f"{meta['repeat']} runs in this run; speed-ups are ratios measured in the same run. "
+        f"wall time {_wall(meta['wall_time'])}. Times are medians in this run (see "
+        "Timing); speed-ups are ratios measured in the same run. "
         f"Timing: {meta['timing']}. The targets are reported here, not required.", "",
         "Methods: **trample** (`trample.solver.api.solve`, end to end, time limit "
         f"{meta['trample_time_limit']:g} s); **cpsat_mono**: one CP-SAT model of the whole "
