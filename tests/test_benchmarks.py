@@ -5,6 +5,7 @@ No timing is asserted anywhere: the machines are shared and noisy.
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -318,13 +319,18 @@ def test_only_the_first_run_is_measured_for_memory_and_it_is_not_timed(
     monkeypatch.setattr(memory, "start", lambda: events.append("start") or real_start())
     calls = iter(range(100))
 
+    collecting: list[bool] = []
+
     def fn() -> int:
         events.append("run")
+        collecting.append(gc.isenabled())
         return next(calls)
 
     times, value, peak = runner.measure(fn, repeat=5, budget=1e9)
     assert events == ["start", "run", "run", "run", "run", "run"]
     assert len(times) == 4 and value == 4 and peak >= 0
+    # The garbage collector is paused during the timed runs only, as timeit does.
+    assert collecting == [True, False, False, False, False] and gc.isenabled()
     # A fast method runs on until its timed runs took min_time, at most MAX_RUNS of them.
     monkeypatch.setattr(runner, "MAX_RUNS", 50)
     times, _, _ = runner.measure(fn, repeat=5, budget=1e9, min_time=1e9)
