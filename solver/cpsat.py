@@ -305,8 +305,8 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             lows[-1] = low
             spans.append(span)
         else:
-            assigned = score.assigned_thresholds.get(term)
-            need = score.thresholds[term] if assigned is None else assigned
+            need = score.needs(term)
+            assert need is not None, term
             reached = [at_least(t, n) for t, n in need.items()
                        if t in receivers and t not in exclude]
             expressions.append(sum(reached))

@@ -460,10 +460,10 @@ def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
     loyalty gates the target for several of them (702.19c): those that pass anything
     must first give the planeswalker together what its other senders cannot (their
     legal most to it at most), out of what their own blockers leave them (510.1a,
-    510.1c). Every
-    legal assignment stays within it."""
+    510.1c). Every legal assignment stays within it."""
     most = ceilings(space, sources)
     plain = 0
+    individual = 0  # the sum of each source's legal most
     gated: dict[str, int] = {}  # planeswalker -> what its gated sources keep past blockers
     members: dict[str, set[str]] = {}
     senders = space.senders
@@ -472,6 +472,7 @@ def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
         if r is None:
             continue
         alone = most.get((s.id, target), s.power)
+        individual += alone
         walker = r.requires_loyalty
         if walker is None:
             plain += alone
@@ -487,8 +488,6 @@ def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
                      if o.id not in members[walker])
         lacking = max(space.thresholds[walker] - others, 0)
         total += max(kept - lacking, 0)
-    individual = sum(most.get((s.id, target), s.power) for s in sources
-                     if s.recipient(target) is not None)
     return min(total, individual)
 
 

@@ -133,7 +133,6 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
 
     touches = [[index[r.id] for r in s.recipients if r.id in index] for s in sources]
     # The greedy order looks at every source left for each one placed: a large group
-    # keeps its parts' order (each part's sources together).
     # keeps its parts' order (each part's sources together); with one target tracked,
     # every order keeps it alone open.
     order = greedy_order(touches) if len(tracked) > 1 and len(sources) <= GREEDY_SOURCES \
@@ -385,10 +384,13 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
     already = [w for w in walls if need[w] == 0]
     found: list[Candidate] = []
 
+    def value_of(amounts: Amounts) -> Vector:
+        return tuple(lone_values(space, score, source, amounts, terms, exclude).values())
+
     def add(amounts: Amounts, given: dict[str, int], requires: set[str],
             value: Vector | None = None) -> None:
         if value is None:
-            value = tuple(lone_values(space, score, source, amounts, terms, exclude).values())
+            value = value_of(amounts)
         sent = [0] * width
         for (_, target), amount in amounts.items():
             i = index.get(target)
@@ -421,9 +423,8 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
             if key not in held_by:
                 found_held = holding(source.id, open_walls, already, need, worth, rest,
                                      filled)
-                held_by[key] = None if found_held is None else (*found_held, tuple(
-                    lone_values(space, score, source, found_held[0], terms,
-                                exclude).values()))
+                held_by[key] = None if found_held is None else \
+                    (*found_held, value_of(found_held[0]))
             held = held_by[key]
             if held is not None:
                 amounts, pile, value = held

@@ -223,6 +223,13 @@ class Scoring:
                                                  **self.outcome.thresholds}
         return found
 
+    def needs(self, term: str) -> dict[str, int] | None:
+        """:attr:`thresholds`' entry for ``term`` (None for a term without thresholds),
+        building the outcome tables only for an outcome threshold term."""
+        if term in OUTCOME_THRESHOLD_TERMS:
+            return self.outcome.thresholds.get(term)
+        return self.assigned_thresholds.get(term)
+
     @property
     def effects(self) -> Effects:
         """The combat's prevention and factors (:class:`OutcomeTables`)."""

@@ -113,11 +113,7 @@ def _thresholds(space: LegalSpace, terms: Sequence[str]) -> dict[str, int]:
     """Every target a threshold term of ``terms`` counts and a source can reach, with the
     damage it needs (only those still above 0)."""
     score = scoring(space)
-    # The outcome terms' tables are built only when one is asked for (a plain combat's
-    # outcome terms were replaced by assigned-damage ones before the search).
-    table = score.thresholds if any(t in OUTCOME_THRESHOLD_TERMS for t in terms) \
-        else score.assigned_thresholds
-    return {t: n for term in terms for t, n in table.get(term, {}).items()}
+    return {t: n for term in terms for t, n in (score.needs(term) or {}).items()}
 
 
 def groups(space: LegalSpace, terms: Sequence[str]) -> list[list[Part]]:
@@ -797,7 +793,7 @@ def _unreached(space: LegalSpace, amounts: Amounts, terms: Sequence[str],
     for term in terms:
         if term in OUTCOME_THRESHOLD_TERMS:
             continue
-        need = score.assigned_thresholds.get(term)  # (the outcome terms were read above)
+        need = score.needs(term)
         if need:
             missed |= {t for t in wanted if t in need and received.get(t, 0) < need[t]}
     return missed
