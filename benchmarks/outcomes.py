@@ -76,7 +76,7 @@ def with_effects(doc: dict[str, Any], seed: int) -> dict[str, Any]:
 def check(doc: dict[str, Any], answer: dict[str, Any], terms: Sequence[str]) -> None:
     """The answer is legal and its objective is what its assignment is worth."""
     space = legal_space(Combat.from_json(doc), "attackers")
-    amounts = parse_assignment(space.combat, answer["assignment"])
+    amounts = dict(parse_assignment(space.combat, answer["assignment"]))
     check_legal(space, amounts, "benchmark")
     worth = evaluate(space, amounts, terms)
     if list(worth.values()) != list(answer["objective"].values()):

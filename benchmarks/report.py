@@ -62,6 +62,7 @@ def results_table(results: Results) -> str:
         "# Benchmark results", "",
         f"`{meta['command']}` on {meta['date']}, {meta['cpus']} CPUs, Python "
         f"{meta['python']}, OR-Tools {meta['ortools']}, SciPy {meta['scipy']}; "
+        f"trample: {meta.get('trample_build', 'pure Python')}; "
         f"baseline time limit {meta['time_limit']:g} s, CP-SAT baseline with "
         f"{meta['cpsat_workers']} workers; timing: {meta['timing']}. "
         f"Objective: {', '.join(results['terms'])} (lexicographic, first term first). "

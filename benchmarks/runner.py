@@ -34,7 +34,7 @@ from benchmarks.checks import MethodResult, Mismatch, assess, check, lexicograph
 from benchmarks.generators import Document
 from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
 from trample.models.combat import Combat
-from trample.solver import api
+from trample.solver import api, native
 from trample.solver.assignment import parse_assignment
 from trample.solver.counting import CountOutOfReach
 from trample.solver.objectives import ASSIGNED_TERMS
@@ -467,6 +467,7 @@ def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
 
 def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
     return {
+        "trample_build": native.describe(),
         "command": "python -m benchmarks " + " ".join(argv),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "python": platform.python_version(), "platform": platform.platform(),

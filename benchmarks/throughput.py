@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.generators import Document, tiny
-from trample.solver import api
+from trample.solver import api, native
 
 
 def tiny_pool(size: int, seed: int) -> list[Document]:
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         api.solve(doc)
     which = "all distinct" if args.distinct else "a pool of 200"
     print(f"tiny combats (1 attacker, 1-3 blockers), {which}; Python "
-          f"{platform.python_version()}, best of {args.repeat}")
+          f"{platform.python_version()}, trample {native.describe()}, best of {args.repeat}")
     for label, prepared in (("api.solve (document)", False), ("prepared handle .solve()", True)):
         best = min(cpu_in_process(pool, args.solves, prepared) for _ in range(args.repeat))
         print(f"  in-process {label:26s} {args.solves / best:9,.0f} solves/s CPU "

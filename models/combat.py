@@ -728,6 +728,9 @@ def _parse_plain(document: object) -> Combat | None:
         blocks += len(raw_blocking)
         if blocks > MAX_BLOCKS:
             return None
+        for aid in raw_blocking:  # ids only, before a Creature holds them as such
+            if type(aid) is not str:
+                return None
         keywords = _NO_KEYWORDS
         if raw_keywords:
             found = set()
@@ -801,7 +804,7 @@ def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creatu
     ``blockers``) given: :func:`_parse_plain` has them at hand, and deriving them again
     was a fifth of a tiny document's reading. The tests compare it, look-ups included,
     with the constructor's."""
-    combat = object.__new__(Combat)
+    combat = Combat.__new__(Combat)  # (object's own, as compiled classes need)
     put = object.__setattr__  # frozen: as the dataclass's own constructor sets its fields
     put(combat, "active_player", active)
     put(combat, "players", players)

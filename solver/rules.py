@@ -14,6 +14,8 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
 
+from mypy_extensions import mypyc_attr
+
 from trample.models.combat import (
     DEATHTOUCH,
     DOUBLE_STRIKE,
@@ -66,7 +68,8 @@ class derived(Generic[T]):
 
     def __init__(self, func: Callable[[Any], T]) -> None:
         self.func = func
-        self.name = func.__name__
+        # (Compiled methods have no __name__; __set_name__ gives the name in any case.)
+        self.name = getattr(func, "__name__", "")
         self.__doc__ = func.__doc__
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -209,6 +212,9 @@ class Part:
     loyalty_items: tuple[str, ...]
 
 
+# A regular Python class even in the compiled build (``trample.solver.native``): its
+# derived facts are kept in the instance's ``__dict__``, which compiled classes lack.
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class LegalSpace:
     """Who assigns, to whom, under which conditions, for one side in one step."""

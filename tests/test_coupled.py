@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -160,6 +161,7 @@ def _walled(life: int) -> dict:
             "creatures": creatures, "step": "regular"}
 
 
+@pytest.mark.sources
 def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch) -> None:
     """The player is reached by two parts (the tramplers sharing a blocker, and an
     unblocked trampler): where the senders' ceilings show the life out of reach, no

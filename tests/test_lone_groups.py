@@ -357,6 +357,7 @@ def test_the_program_on_every_kind_of_combat(doc: dict[str, Any], side: str,
     assert brute.objective(doc, side, found, terms) == brute.optimum(doc, side, terms)
 
 
+@pytest.mark.sources
 def test_a_deadline_passed_or_a_stop_ends_the_program_before_any_work(
         built: list[str]) -> None:
     """The program reads the caller's deadline and stop flag before each source (and

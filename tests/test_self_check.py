@@ -36,6 +36,7 @@ def broken_validator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     lambda: list(api.enumerate_assignments(SPEC_EXAMPLE)),
     lambda: list(api.sample(SPEC_EXAMPLE, n=3)),
 ])
+@pytest.mark.sources
 def test_internal_error_saves_the_request(broken_validator: Path, call: object) -> None:
     with pytest.raises(InternalError, match="planted failure") as info:
         call()  # type: ignore[operator]
@@ -47,6 +48,7 @@ def test_internal_error_saves_the_request(broken_validator: Path, call: object) 
     assert "planted failure" in report["error"]
 
 
+@pytest.mark.sources
 def test_internal_error_through_serve_and_cli(broken_validator: Path,
                                              capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:

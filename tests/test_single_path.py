@@ -225,6 +225,7 @@ def test_the_small_knapsack_chooses_as_the_array_one(kinds: list[tuple[int, int]
 TINY = [tiny(1 + i % 3, i) for i in range(60)]
 
 
+@pytest.mark.sources
 def test_a_tiny_solve_skips_the_general_search_and_the_validator(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A tiny combat is answered by the single path: neither ``optimize.solve`` nor the
@@ -248,6 +249,7 @@ def test_a_tiny_solve_skips_the_general_search_and_the_validator(
     assert 0 < calls.count("candidates") <= 2 * len(TINY)
 
 
+@pytest.mark.sources
 def test_an_illegal_single_answer_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A candidate that breaks a rule (here: one more than the power) is an internal
     error naming the rule, not an answer."""

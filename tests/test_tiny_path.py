@@ -139,6 +139,7 @@ def test_the_tiny_combats_are_plain() -> None:
                for doc in TINY)
 
 
+@pytest.mark.sources
 def test_a_plain_solve_builds_no_outcome_tables_and_deals_no_damage(
         monkeypatch: pytest.MonkeyPatch) -> None:
     tables: list[object] = []

@@ -7,7 +7,13 @@ command line and the JSON-RPC engine. This folder is the ``trample`` package its
 
 from __future__ import annotations
 
+from trample import _native
+
 __all__ = ["__version__"]
+
+# The compiled build of the hot modules, if one was made and matches its sources
+# (``python -m trample.solver.native``); otherwise every module runs from its source.
+_native.install()
 
 
 def __getattr__(name: str) -> str:

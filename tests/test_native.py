@@ -1,0 +1,161 @@
+"""The optional compiled build (``python -m trample.solver.native``): it is used only while
+it matches its sources, for this interpreter, all or nothing; a real build of one module
+loads in place of its source and answers the same.
+
+The whole suite's answers under the compiled build are checked by running it with a full
+build in place (README, "The compiled build"); here, what decides whether a build is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trample import _native
+from trample.solver import native
+
+SUFFIX = _native.interpreter_tag()
+
+
+def _source(name: str) -> Path:
+    return native._package_files()[1][name]
+
+
+def _fake_build(where: Path, *, sources: dict[str, str] | None = None,
+                interpreter: str = SUFFIX, fmt: int = _native.FORMAT,
+                module_file: bool = True) -> Path:
+    """A build folder with a manifest (the module file an empty stand-in: these tests never
+    load it)."""
+    where.mkdir(parents=True, exist_ok=True)
+    relative = f"trample/solver/masks{SUFFIX}"
+    if module_file:
+        (where / relative).parent.mkdir(parents=True, exist_ok=True)
+        (where / relative).write_bytes(b"")
+    home = _native.package_dir()
+    source = _source("trample.solver.masks")
+    manifest = {
+        "format": fmt, "interpreter": interpreter,
+        "modules": {"trample.solver.masks": relative},
+        "sources": sources if sources is not None
+        else {os.path.relpath(source, home): _native.digest(source)},
+    }
+    (where / _native.MANIFEST).write_text(json.dumps(manifest))
+    return where
+
+
+def test_a_build_matching_its_sources_is_used(tmp_path: Path) -> None:
+    modules, reason = _native.check(_fake_build(tmp_path / "b"))
+    assert modules == {"trample.solver.masks": tmp_path / "b" / f"trample/solver/masks{SUFFIX}"}
+    assert "compiled build in" in reason
+
+
+def test_no_build_is_not_used(tmp_path: Path) -> None:
+    modules, reason = _native.check(tmp_path)
+    assert modules is None and "no compiled build" in reason
+
+
+def test_a_build_from_other_sources_is_not_used(tmp_path: Path) -> None:
+    home = _native.package_dir()
+    changed = {os.path.relpath(_source("trample.solver.masks"), home): "0" * 64}
+    modules, reason = _native.check(_fake_build(tmp_path, sources=changed))
+    assert modules is None and "changed since the compiled build" in reason
+    assert "masks.py" in reason
+
+
+def test_a_build_whose_source_is_gone_is_not_used(tmp_path: Path) -> None:
+    gone = {"no_such_folder/no_such_module.py": "0" * 64}
+    modules, reason = _native.check(_fake_build(tmp_path, sources=gone))
+    assert modules is None and "is missing" in reason
+
+
+def test_a_build_for_another_python_or_format_is_not_used(tmp_path: Path) -> None:
+    modules, reason = _native.check(_fake_build(tmp_path / "a", interpreter=".cpython-39.so"))
+    assert modules is None and "built for .cpython-39.so" in reason
+    modules, reason = _native.check(_fake_build(tmp_path / "b", fmt=_native.FORMAT + 1))
+    assert modules is None and "another version" in reason
+
+
+def test_an_incomplete_or_unreadable_build_is_not_used(tmp_path: Path) -> None:
+    modules, reason = _native.check(_fake_build(tmp_path / "a", module_file=False))
+    assert modules is None and "incomplete" in reason
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / _native.MANIFEST).write_text("{not json")
+    modules, reason = _native.check(tmp_path / "b")
+    assert modules is None and "unreadable" in reason
+
+
+def _state(env: dict[str, str]) -> tuple[dict[str, object], str]:
+    """What ``import trample`` decided in a fresh process with ``env`` added."""
+    code = ("import json, trample, trample._native as n, trample.solver.masks as m; "
+            "print(json.dumps([n.state, m.__file__]))")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
+                          capture_output=True, text=True, check=True, timeout=120)
+    state, file = json.loads(done.stdout)
+    state["file"] = file
+    return state, done.stderr
+
+
+def test_a_stale_build_is_said_and_the_sources_run(tmp_path: Path) -> None:
+    home = _native.package_dir()
+    changed = {os.path.relpath(_source("trample.solver.masks"), home): "0" * 64}
+    where = _fake_build(tmp_path, sources=changed)
+    state, stderr = _state({_native.DIR_ENV: str(where), _native.PURE_ENV: ""})
+    assert state["compiled"] is False
+    assert str(state["file"]).endswith("masks.py")
+    assert "not using the compiled build" in stderr and "changed since" in stderr
+
+
+def test_pure_in_the_environment_runs_the_sources(tmp_path: Path) -> None:
+    where = _fake_build(tmp_path)  # would be used (and fail to load) without the switch
+    state, stderr = _state({_native.DIR_ENV: str(where), _native.PURE_ENV: "1"})
+    assert state["compiled"] is False and state["reason"] == f"{_native.PURE_ENV} is set"
+    assert str(state["file"]).endswith("masks.py") and stderr == ""
+
+
+def test_clean_leaves_a_folder_that_is_not_a_build(tmp_path: Path) -> None:
+    (tmp_path / "keep.txt").write_text("mine")
+    with pytest.raises(native.BuildError, match="holds no compiled build"):
+        native.clean(tmp_path)
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+    assert native.clean(tmp_path / "absent") is False
+
+
+def test_an_unknown_module_is_refused_before_compiling(tmp_path: Path) -> None:
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler here: building is refused earlier, for that")
+    with pytest.raises(native.BuildError, match=r"no such module to compile: trample\.nope"):
+        native.build(["trample.nope"], tmp_path / "b", log=False)
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
+        tmp_path: Path) -> None:
+    if shutil.which(os.environ.get("CC", "cc").split()[0]) is None:
+        pytest.skip("no C compiler here: the compiled build cannot be made")
+    where = native.build(["trample.solver.search_settings"], tmp_path / "build", log=False)
+    manifest = json.loads((where / _native.MANIFEST).read_text())
+    assert set(manifest["modules"]) == {"trample.solver.search_settings",
+                                        f"{native.GROUP}__mypyc"}
+    code = ("import json, dataclasses, trample._native as n, "
+            "trample.solver.search_settings as s; "
+            "print(json.dumps([n.state['compiled'], s.__file__, "
+            "dataclasses.asdict(s.SearchSettings()), s.SMALL_MODEL, s.MILP_PAIRS]))")
+    answers = []
+    for env in ({_native.DIR_ENV: str(where), _native.PURE_ENV: ""},
+                {_native.DIR_ENV: str(where), _native.PURE_ENV: "1"}):
+        done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
+                              capture_output=True, text=True, check=True, timeout=120)
+        answers.append(json.loads(done.stdout))
+    (compiled, compiled_file, *compiled_values), (pure, pure_file, *pure_values) = answers
+    assert compiled is True and compiled_file.endswith(SUFFIX)
+    assert pure is False and pure_file.endswith("search_settings.py")
+    assert compiled_values == pure_values
+    # Built again in the same place: the new build replaces the old one whole.
+    native.build(["trample.solver.search_settings"], where, log=False)
+    assert sorted(p.name for p in where.parent.iterdir()) == ["build"]
