@@ -110,6 +110,17 @@ class Recipient:
     requires_loyalty: str | None = None
     rule: Rule | None = None
 
+    def __init__(self, id: str, kind: Kind, requires_lethal: tuple[str, ...] = (),
+                 requires_loyalty: str | None = None, rule: Rule | None = None) -> None:
+        # Written out (the fields, in order, with their defaults; a test compares them):
+        # native in the compiled build, where the dataclass's generated one is not.
+        put = object.__setattr__
+        put(self, "id", id)
+        put(self, "kind", kind)
+        put(self, "requires_lethal", requires_lethal)
+        put(self, "requires_loyalty", requires_loyalty)
+        put(self, "rule", rule)
+
     @property
     def gated(self) -> bool:
         """Whether any condition applies to this recipient."""
@@ -139,6 +150,18 @@ class Source:
     recipients: tuple[Recipient, ...]
     rule: Rule
     elsewhere: tuple[tuple[str, Rule], ...] = ()
+
+    def __init__(self, id: str, power: int, deathtouch: bool,
+                 recipients: tuple[Recipient, ...], rule: Rule,
+                 elsewhere: tuple[tuple[str, Rule], ...] = ()) -> None:
+        # Written out, as Recipient's.
+        put = object.__setattr__
+        put(self, "id", id)
+        put(self, "power", power)
+        put(self, "deathtouch", deathtouch)
+        put(self, "recipients", recipients)
+        put(self, "rule", rule)
+        put(self, "elsewhere", elsewhere)
 
     def rule_against(self, target: str) -> Rule:
         """The rule broken when it assigns damage to ``target``, not one of its recipients."""
@@ -210,6 +233,14 @@ class Part:
     sources: tuple[Source, ...]
     lethal_items: tuple[str, ...]
     loyalty_items: tuple[str, ...]
+
+    def __init__(self, sources: tuple[Source, ...], lethal_items: tuple[str, ...],
+                 loyalty_items: tuple[str, ...]) -> None:
+        # Written out, as Recipient's.
+        put = object.__setattr__
+        put(self, "sources", sources)
+        put(self, "lethal_items", lethal_items)
+        put(self, "loyalty_items", loyalty_items)
 
 
 # A regular Python class even in the compiled build (``trample.solver.native``): its

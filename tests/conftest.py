@@ -13,19 +13,21 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "sources: the test replaces a function inside a module that the compiled "
-        "build (trample.solver.native) may run compiled, where that cannot be done")
+        "markers", "sources: the test needs the modules run from their sources, not from "
+        "the compiled build (trample.solver.native): it replaces a function inside one, or "
+        "hands a constructor stand-in values that a compiled one refuses by type")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under the compiled build, the tests that replace a module's function (to spy on it
-    or break it) cannot: they are skipped, saying so. Every other test runs as it is."""
+    """Under the compiled build, the tests marked ``sources`` (they replace a module's
+    function, to spy on it or break it, or hand a constructor stand-in values) are skipped,
+    saying so. Every other test runs as it is."""
     from trample import _native
 
     if not _native.state["compiled"]:
         return
-    skip = pytest.mark.skip(reason="replaces a function of a compiled module; run the "
-                            f"sources with {_native.PURE_ENV}=1 to test it")
+    skip = pytest.mark.skip(reason="needs the modules run from their sources; run it with "
+                            f"{_native.PURE_ENV}=1")
     for item in items:
         if "sources" in item.keywords:
             item.add_marker(skip)

@@ -8,6 +8,7 @@ build in place (README, "The compiled build"); here, what decides whether a buil
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -18,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from trample import _native
+from trample.models.combat import Creature
 from trample.solver import native
+from trample.solver.rules import Part, Recipient, Source
 
 SUFFIX = _native.interpreter_tag()
 
@@ -159,3 +162,25 @@ def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
     # Built again in the same place: the new build replaces the old one whole.
     native.build(["trample.solver.search_settings"], where, log=False)
     assert sorted(p.name for p in where.parent.iterdir()) == ["build"]
+
+
+@pytest.mark.sources  # (compiled, the constructor refuses the stand-in values' types)
+@pytest.mark.parametrize("cls", [Creature, Recipient, Source, Part])
+def test_a_written_out_constructor_takes_the_fields_in_order_and_sets_each(
+        cls: type) -> None:
+    """Creature, Recipient, Source and Part write their constructor out (the compiled
+    build makes it native): it takes the dataclass's fields, by name and in order, with
+    their defaults, and sets each from its own parameter. (Checked by building, not by
+    reading the signature, which a compiled constructor does not show.)"""
+    fields = dataclasses.fields(cls)
+    values = {f.name: object() for f in fields}  # a distinct value for each field
+    for built in (cls(**values), cls(*values.values())):
+        assert all(getattr(built, name) is value for name, value in values.items())
+    required = [f for f in fields if f.default is dataclasses.MISSING]
+    assert all(f.default_factory is dataclasses.MISSING for f in fields)
+    bare = cls(*(values[f.name] for f in required))
+    for f in fields:
+        expected = values[f.name] if f.default is dataclasses.MISSING else f.default
+        assert getattr(bare, f.name) == expected, f.name
+    with pytest.raises(TypeError):
+        cls(*values.values(), object())  # no parameter beyond the fields
