@@ -50,7 +50,7 @@ from typing import Any
 from trample.solver.assignment import Amounts
 from trample.solver.counting import greedy_order
 from trample.solver.fastpath import holding, lone_values, solve_lone
-from trample.solver.objectives import scoring
+from trample.solver.objectives import Scoring, scoring
 from trample.solver.rules import LegalSpace, Part, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
@@ -353,6 +353,38 @@ def _undominated(states: dict[State, int], sweep: int) -> dict[State, int]:
     return kept
 
 
+def _value(space: LegalSpace, score: Scoring, source: Source, amounts: Amounts,
+           terms: Sequence[str], exclude: frozenset[str]) -> Vector:
+    """A candidate's value vector, term by term (:func:`lone_values`)."""
+    return tuple(lone_values(space, score, source, amounts, terms, exclude).values())
+
+
+def _add(found: list[Candidate], source_id: str, index: dict[str, int],
+         thresholds: dict[str, int], touch: dict[str, bool], amounts: Amounts,
+         given: dict[str, int], requires: set[str], value: Vector) -> None:
+    """Append to ``found`` the candidate that gives ``amounts`` and ``given`` (what the
+    source assigns to the group's tracked creatures), worth ``value``, with what it sends
+    to each tracked target and which of them it requires."""
+    width = len(index)
+    sent = [0] * width
+    for (_, target), amount in amounts.items():
+        i = index.get(target)
+        if i is not None:
+            sent[i] += amount
+    for b, amount in given.items():
+        sent[index[b]] = thresholds[b] if touch[b] and amount else amount
+    flags = [False] * width
+    for t in requires:
+        i = index.get(t)
+        if i is not None:
+            flags[i] = True
+    whole = dict(amounts)
+    for b, amount in given.items():
+        if amount:
+            whole[(source_id, b)] = amount
+    found.append((whole, value, tuple(sent), tuple(flags)))
+
+
 def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
                 exclude: frozenset[str], index: dict[str, int],
                 creatures: frozenset[str]) -> list[Candidate] | None:
@@ -363,8 +395,8 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
         alone = solve_lone(space, source, terms, exclude)
         if alone is None:
             return None
-        value = tuple(lone_values(space, score, source, alone, terms, exclude).values())
-        return [(alone, value, (0,) * width, (False,) * width)]
+        return [(alone, _value(space, score, source, alone, terms, exclude), (0,) * width,
+                 (False,) * width)]
     items = [r.id for r in source.recipients if r.id in creatures]
     walls = [r.id for r in source.recipients if r.kind == "creature" and r.id not in creatures]
     others = [r for r in source.recipients if r.kind != "creature"]
@@ -384,29 +416,8 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
     already = [w for w in walls if need[w] == 0]
     found: list[Candidate] = []
 
-    def value_of(amounts: Amounts) -> Vector:
-        return tuple(lone_values(space, score, source, amounts, terms, exclude).values())
-
-    def add(amounts: Amounts, given: dict[str, int], requires: set[str],
-            value: Vector | None = None) -> None:
-        if value is None:
-            value = value_of(amounts)
-        sent = [0] * width
-        for (_, target), amount in amounts.items():
-            i = index.get(target)
-            if i is not None:
-                sent[i] += amount
-        for b, amount in given.items():
-            sent[index[b]] = space.thresholds[b] if touch[b] and amount else amount
-        flags = [False] * width
-        for t in requires:
-            if t in index:
-                flags[index[t]] = True
-        whole = dict(amounts)
-        for b, amount in given.items():
-            if amount:
-                whole[(source.id, b)] = amount
-        found.append((whole, value, tuple(sent), tuple(flags)))
+    thresholds = space.thresholds
+    sid = source.id
 
     held_by: dict[tuple[int, str | None],
                   tuple[Amounts, tuple[str, int] | None, Vector] | None] = {}
@@ -424,14 +435,14 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
                 found_held = holding(source.id, open_walls, already, need, worth, rest,
                                      filled)
                 held_by[key] = None if found_held is None else \
-                    (*found_held, value_of(found_held[0]))
+                    (*found_held, _value(space, score, source, found_held[0], terms, exclude))
             held = held_by[key]
             if held is not None:
                 amounts, pile, value = held
                 if pile is not None:
                     given = dict(given)
                     given[pile[0]] += pile[1]
-                add(amounts, given, set(), value)
+                _add(found, sid, index, thresholds, touch, amounts, given, set(), value)
                 given = dict(zip(items, combo, strict=True))
         if not others:
             continue
@@ -444,7 +455,9 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
             split = dict(lethal)
             if excess:
                 split[(source.id, others[0].id)] = excess
-            add(split, given, set(others[0].requires) if excess else set())
+            _add(found, sid, index, thresholds, touch, split, given,
+                 set(others[0].requires) if excess else set(),
+                 _value(space, score, source, split, terms, exclude))
             continue
         first, second = others  # the planeswalker, then its controller (702.19c)
         if second.requires_loyalty != first.id:
@@ -463,7 +476,8 @@ def _candidates(space: LegalSpace, source: Source, terms: Sequence[str],
             if excess - x:
                 split[(source.id, second.id)] = excess - x
                 requires.update(second.requires)
-            add(split, given, requires)
+            _add(found, sid, index, thresholds, touch, split, given, requires,
+                 _value(space, score, source, split, terms, exclude))
             if len(found) > MAX_CANDIDATES:
                 return None
     return found
