@@ -25,6 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Sequence
@@ -78,7 +79,7 @@ def _requirements() -> None:
         if importlib.util.find_spec(needed) is None:
             raise BuildError(f"building needs mypy (mypyc) and setuptools: {needed} is not "
                              "installed (pip install 'trample[native]')")
-    compiler = os.environ.get("CC", "cc").split()[0]
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         raise BuildError(f"building needs a C compiler: {compiler!r} is not on PATH "
                          "(trample runs from its sources without one)")
