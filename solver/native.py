@@ -166,7 +166,12 @@ def _replace(stage: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():
         target.rename(old)
-    stage.rename(target)
+    try:
+        stage.rename(target)
+    except OSError:
+        if old.exists() and not target.exists():
+            old.rename(target)  # the old build back in place: nothing is lost
+        raise
     shutil.rmtree(old, ignore_errors=True)
 
 

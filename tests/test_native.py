@@ -186,3 +186,23 @@ def test_a_written_out_constructor_takes_the_fields_in_order_and_sets_each(
         assert getattr(bare, f.name) == expected, f.name
     with pytest.raises(TypeError):
         cls(*values.values(), object())  # no parameter beyond the fields
+
+
+def test_a_failed_replacement_puts_the_old_build_back(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    target = _fake_build(tmp_path / "build")
+    before = (target / _native.MANIFEST).read_text()
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    real_rename = Path.rename
+
+    def failing(self: Path, other: Path) -> Path:
+        if self == stage:
+            raise OSError("disk full")
+        return real_rename(self, other)
+
+    monkeypatch.setattr(Path, "rename", failing)
+    with pytest.raises(OSError, match="disk full"):
+        native._replace(stage, target)
+    assert (target / _native.MANIFEST).read_text() == before
+    assert not target.with_name("build.old").exists()
