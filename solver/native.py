@@ -105,6 +105,7 @@ def build(modules: Sequence[str] = MODULES, where: Path | None = None, *,
     unknown = [name for name in modules if name not in sources]
     if unknown:
         raise BuildError(f"no such module to compile: {unknown[0]}")
+    target.parent.mkdir(parents=True, exist_ok=True)  # fails now, not after compiling
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="trample-native-") as tmp:
         root = Path(tmp)
@@ -228,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BuildError as exc:
         print(f"trample: {exc}", file=sys.stderr)
         return 2 if args.command != "build" or "needs" in str(exc) else 1
+    except OSError as exc:
+        where = args.dir or _native.build_dir()
+        print(f"trample: cannot {args.command} the compiled build in {where}: "
+              f"{exc.strerror or exc} (--dir or ${_native.DIR_ENV} names another folder)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

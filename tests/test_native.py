@@ -206,3 +206,16 @@ def test_a_failed_replacement_puts_the_old_build_back(tmp_path: Path,
         native._replace(stage, target)
     assert (target / _native.MANIFEST).read_text() == before
     assert not target.with_name("build.old").exists()
+
+
+def test_a_folder_that_cannot_be_written_is_said_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args: object, **kwargs: object) -> object:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(native, "build", refused)
+    assert native.main(["build", "--dir", str(tmp_path / "b")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot build the compiled build in" in err
+    assert "Permission denied" in err and "TRAMPLE_COMPILED_DIR" in err
