@@ -190,7 +190,7 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
     power = source.power
     # What it alone must assign to each blocker for lethal (space.lethal_from, inline:
     # 510.1e; 1 with deathtouch, 702.2c; 0 once already lethally damaged).
-    creature = space.combat.creature
+    combat = space.combat  # (its method called by name: native in the compiled build)
     deathtouch = source.deathtouch
     walls: list[str] = []
     others: list[Recipient] = []
@@ -203,7 +203,7 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
             continue
         w = r.id
         walls.append(w)
-        left = creature(w).lethal_need
+        left = combat.creature(w).lethal_need
         if left <= 0:
             need[w] = 0
             already.append(w)
@@ -320,11 +320,11 @@ def lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amou
             total = score.kills_constant
             killable = score.killable
             if killable:
-                creature = space.combat.creature
+                combat = space.combat
                 for c, got in received.items():
                     worth = killable.get(c)
                     if worth is not None and (source.deathtouch
-                                              or got >= creature(c).lethal_need):
+                                              or got >= combat.creature(c).lethal_need):
                         total += worth
         elif term in DAMAGE_KINDS:
             if damage is None:

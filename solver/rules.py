@@ -114,12 +114,11 @@ class Recipient:
                  requires_loyalty: str | None = None, rule: Rule | None = None) -> None:
         # Written out (the fields, in order, with their defaults; a test compares them):
         # native in the compiled build, where the dataclass's generated one is not.
-        put = object.__setattr__
-        put(self, "id", id)
-        put(self, "kind", kind)
-        put(self, "requires_lethal", requires_lethal)
-        put(self, "requires_loyalty", requires_loyalty)
-        put(self, "rule", rule)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "requires_lethal", requires_lethal)
+        object.__setattr__(self, "requires_loyalty", requires_loyalty)
+        object.__setattr__(self, "rule", rule)
 
     @property
     def gated(self) -> bool:
@@ -155,13 +154,12 @@ class Source:
                  recipients: tuple[Recipient, ...], rule: Rule,
                  elsewhere: tuple[tuple[str, Rule], ...] = ()) -> None:
         # Written out, as Recipient's.
-        put = object.__setattr__
-        put(self, "id", id)
-        put(self, "power", power)
-        put(self, "deathtouch", deathtouch)
-        put(self, "recipients", recipients)
-        put(self, "rule", rule)
-        put(self, "elsewhere", elsewhere)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "power", power)
+        object.__setattr__(self, "deathtouch", deathtouch)
+        object.__setattr__(self, "recipients", recipients)
+        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "elsewhere", elsewhere)
 
     def rule_against(self, target: str) -> Rule:
         """The rule broken when it assigns damage to ``target``, not one of its recipients."""
@@ -237,10 +235,9 @@ class Part:
     def __init__(self, sources: tuple[Source, ...], lethal_items: tuple[str, ...],
                  loyalty_items: tuple[str, ...]) -> None:
         # Written out, as Recipient's.
-        put = object.__setattr__
-        put(self, "sources", sources)
-        put(self, "lethal_items", lethal_items)
-        put(self, "loyalty_items", loyalty_items)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "lethal_items", lethal_items)
+        object.__setattr__(self, "loyalty_items", loyalty_items)
 
 
 # A regular Python class even in the compiled build (``trample.solver.native``): its
@@ -329,15 +326,15 @@ class LegalSpace:
         """For each creature and planeswalker that can receive damage, what must be assigned
         to it in all: lethal damage, its toughness less the damage marked on it (510.1e), or
         its loyalty (702.19c). 0 or less: met with nothing assigned."""
-        get = self.combat.get
+        combat = self.combat
         out: dict[str, int] = {}
         for s in self.sources:
             for r in s.recipients:
                 kind = r.kind
                 if kind == "creature":
-                    out[r.id] = get(r.id).lethal_need  # type: ignore[union-attr]
+                    out[r.id] = combat.creature(r.id).lethal_need
                 elif kind == "planeswalker":
-                    out[r.id] = get(r.id).loyalty  # type: ignore[union-attr]
+                    out[r.id] = combat.planeswalker(r.id).loyalty
         return out
 
     @derived
