@@ -277,6 +277,7 @@ def summary(results: Results) -> str:
     out = [
         "# Benchmark summary", "",
         f"`{meta['command']}`, {meta['date']}, {meta['cpus']} CPUs (shared, noisy), "
+        f"trample: {meta.get('trample_build', 'pure Python')}, "
         f"wall time {_wall(meta['wall_time'])}. Times are medians in this run (see "
         "Timing); speed-ups are ratios measured in the same run. "
         f"Timing: {meta['timing']}. The targets are reported here, not required.", "",
