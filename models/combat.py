@@ -829,19 +829,20 @@ def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creatu
     was a fifth of a tiny document's reading. The tests compare it, look-ups included,
     with the constructor's."""
     combat = Combat.__new__(Combat)  # (object's own, as compiled classes need)
-    put = object.__setattr__  # frozen: as the dataclass's own constructor sets its fields
-    put(combat, "active_player", active)
-    put(combat, "players", players)
-    put(combat, "creatures", creatures)
-    put(combat, "planeswalkers", planeswalkers)
-    put(combat, "battles", ())
-    put(combat, "step", step)
-    put(combat, "prevention", ())
-    put(combat, "multipliers", ())
-    put(combat, "loss_thresholds", ())
-    put(combat, "_index", index)
-    put(combat, "_blockers", blockers)
-    put(combat, "_moved", {})
+    # Frozen: set as the dataclass's own constructor sets its fields (called by name, as
+    # Creature.__init__ explains).
+    object.__setattr__(combat, "active_player", active)
+    object.__setattr__(combat, "players", players)
+    object.__setattr__(combat, "creatures", creatures)
+    object.__setattr__(combat, "planeswalkers", planeswalkers)
+    object.__setattr__(combat, "battles", ())
+    object.__setattr__(combat, "step", step)
+    object.__setattr__(combat, "prevention", ())
+    object.__setattr__(combat, "multipliers", ())
+    object.__setattr__(combat, "loss_thresholds", ())
+    object.__setattr__(combat, "_index", index)
+    object.__setattr__(combat, "_blockers", blockers)
+    object.__setattr__(combat, "_moved", {})
     return combat
 
 

@@ -74,14 +74,18 @@ def _package_files() -> tuple[Path, dict[str, Path]]:
     return home, sources
 
 
+def compiler() -> str:
+    """The C compiler a build would run: ``$CC``, else the one this Python was built with."""
+    return (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+
+
 def _requirements() -> None:
     for needed in ("mypyc", "setuptools"):
         if importlib.util.find_spec(needed) is None:
             raise BuildError(f"building needs mypy (mypyc) and setuptools: {needed} is not "
                              "installed (pip install 'trample[native]')")
-    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None:
-        raise BuildError(f"building needs a C compiler: {compiler!r} is not on PATH "
+    if shutil.which(compiler()) is None:
+        raise BuildError(f"building needs a C compiler: {compiler()!r} is not on PATH "
                          "(trample runs from its sources without one)")
 
 

@@ -14,7 +14,6 @@ import os
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,6 @@ from trample.solver import native
 from trample.solver.rules import Part, Recipient, Source
 
 SUFFIX = _native.interpreter_tag()
-COMPILER = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
 
 
 def _source(name: str) -> Path:
@@ -132,7 +130,7 @@ def test_clean_leaves_a_folder_that_is_not_a_build(tmp_path: Path) -> None:
 
 
 def test_an_unknown_module_is_refused_before_compiling(tmp_path: Path) -> None:
-    if shutil.which(COMPILER) is None:
+    if shutil.which(native.compiler()) is None:
         pytest.skip("no C compiler here: building is refused earlier, for that")
     with pytest.raises(native.BuildError, match=r"no such module to compile: trample\.nope"):
         native.build(["trample.nope"], tmp_path / "b", log=False)
@@ -141,7 +139,7 @@ def test_an_unknown_module_is_refused_before_compiling(tmp_path: Path) -> None:
 
 def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
         tmp_path: Path) -> None:
-    if shutil.which(COMPILER) is None:
+    if shutil.which(native.compiler()) is None:
         pytest.skip("no C compiler here: the compiled build cannot be made")
     where = native.build(["trample.solver.search_settings"], tmp_path / "build", log=False)
     manifest = json.loads((where / _native.MANIFEST).read_text())

@@ -31,6 +31,8 @@ DIR_ENV = "TRAMPLE_COMPILED_DIR"
 """Where the compiled build is kept, if not in :func:`default_build_dir`."""
 MANIFEST = "manifest.json"
 FORMAT = 1
+FOLDER = "_native_build"
+"""The build's folder inside the ``trample`` package, by default."""
 
 state: dict[str, object] = {"compiled": False, "reason": "not looked at yet", "modules": []}
 """What :func:`install` found: ``compiled`` (whether the build is in use), ``reason``
@@ -45,7 +47,7 @@ def package_dir() -> Path:
 
 
 def default_build_dir() -> Path:
-    return package_dir() / "_native_build"
+    return package_dir() / FOLDER
 
 
 def build_dir() -> Path:
@@ -129,7 +131,7 @@ def install() -> None:
     if os.environ.get(PURE_ENV, "") not in ("", "0"):
         state.update(compiled=False, reason=f"{PURE_ENV} is set", modules=[])
         return
-    default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_native_build")
+    default = os.path.join(os.path.dirname(os.path.abspath(__file__)), FOLDER)
     if not os.environ.get(DIR_ENV) and not os.path.exists(os.path.join(default, MANIFEST)):
         # The usual case, answered without importing anything.
         state.update(compiled=False, reason=f"no compiled build in {default}", modules=[])
