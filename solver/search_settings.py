@@ -55,11 +55,17 @@ MILP_PROBE_PAIRS = 60
 MILP_PROBE_TIME = 0.01
 """Effort (CP-SAT's deterministic time) of that try: a fixed effort, not a clock, so the
 answer does not depend on the machine."""
-MILP_ALIKE = 10
+MILP_ALIKE = 6
 """Under ``"auto"``, a group of at least :data:`MILP_PROBE_PAIRS` pairs whose recipients
 hold at least this many interchangeable creatures (in classes of two or more,
 :func:`trample.solver.cpsat.identical_creatures`) goes to HiGHS at once: on token swarms
-CP-SAT's short try fails there, while shared blockers have a few such pairs at most."""
+CP-SAT's short try fails there, while shared blockers have a few such pairs at most.
+Measured on seeds the benchmark does not run: the token swarms' mid-sized parts hold 8 to
+30 such creatures, the parts of 30% shared blockers at 30 x 90 at most 4 (12 seeds each);
+at 6 instead of 10, the parts with 8 or 9 go to HiGHS without the try (one of them 20.9
+ms of CPU with the try, of which the try was 15), which made token swarms of 30 x 90 and
+100 x 300 and 30% shared at 100 x 300 4%, 8% and 7% sooner in all, the 400 x 1,200 sizes
+within 2%."""
 MILP_PAIRS = 150
 """Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
 measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
