@@ -415,6 +415,29 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     return GroupResult(status, amounts, time.monotonic() - started, stages, gap)
 
 
+def reaches(space: LegalSpace, sources: Sequence[Source], target: str, need: int,
+            deadline: float | None = None,
+            settings: SearchSettings = SHIPPED) -> bool | None:
+    """Whether some legal assignment of ``sources`` (closed under coupling, as for
+    :func:`solve_group`) assigns ``target`` at least ``need`` in all: True or False when
+    proved, None when ``deadline`` or a cancel came first. Each gated pair's domain ends
+    at its legal ceiling (:func:`~trample.solver.fastpath.ceilings`), as HiGHS's models'
+    do: every legal assignment stays inside."""
+    built = build_group(space, sources, [], settings=settings, ceiled=True)
+    into = [var for (_, t), var in built.x.items() if t == target]
+    if not into:
+        return need <= 0
+    built.model.add(sum(into) >= need)
+    code, _ = _run(built.model, built.x, None, deadline, settings)
+    if code == cp_model.INFEASIBLE:
+        return False
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return True
+    if code == cp_model.UNKNOWN:
+        return None
+    raise _failure(code, built.model)
+
+
 class _Outcomes:
     """The outcome terms as linear expressions over the amounts: dealt damage is the
     assigned amount times the pair's factor (0 when prevented), so every result of

@@ -488,6 +488,31 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     return evaluate(space, amounts, [term])[term]
 
 
+def _asks_whether(part: Part, settings: SearchSettings) -> bool:
+    """Whether the last part of a contested target's bound is asked :func:`_can_reach`
+    rather than for its most damage: a part CP-SAT searches under ``"auto"`` (fewer
+    pairs than :attr:`~SearchSettings.milp_pairs`; HiGHS stops at a cap on the larger
+    ones), or any part under ``"cpsat"``."""
+    return settings.backend == "cpsat" or \
+        (settings.backend == "auto" and _pairs([part]) < settings.milp_pairs)
+
+
+def _can_reach(space: LegalSpace, part: Part, target: str, need: int,
+               deadline: float | None, settings: SearchSettings) -> bool:
+    """Whether some legal split of ``part`` assigns ``target`` at least ``need`` (true as
+    well when that is not settled before ``deadline``: the target then stays open, which
+    only costs time). A question of feasibility, not the most damage: proving that no
+    split reaches it is often far sooner (on a token swarm's part of 14 attackers, 5 ms
+    against 18 ms for CP-SAT's most and 51 ms for HiGHS's)."""
+    if need <= 0:
+        return True
+    if deadline is not None and not _time_to_search(part.sources, deadline):
+        return True
+    from trample.solver.cpsat import reaches
+
+    return reaches(space, part.sources, target, need, deadline, settings) is not False
+
+
 def _small_parts(space: LegalSpace, parts: Sequence[Part], settings: SearchSettings) -> bool:
     """Whether every one of ``parts`` is searched by CP-SAT under ``"auto"`` (fewer pairs
     than :attr:`~SearchSettings.milp_probe_pairs`), where a cap saves little."""
@@ -656,7 +681,15 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                     most = _most_damage_of_small(space, [parts[i] for i in order], t,
                                                  deadline, settings)
                     order = []
-                for i in order:
+                for k, i in enumerate(order):
+                    if not ceiling and k == len(order) - 1 and \
+                            _asks_whether(parts[i], settings):
+                        # The last part: whether it reaches what the others leave, not
+                        # its most (a yes or no answer, the same whoever proves it).
+                        reached = _can_reach(space, parts[i], t, need[t] - most, deadline,
+                                             settings)
+                        most = need[t] if reached else need[t] - 1
+                        break
                     most += _most_damage(space, parts[i], t, deadline, settings,
                                          need[t] - most, ceiling)
                     if most >= need[t]:
