@@ -121,6 +121,46 @@ def test_bounds_asked_part_by_part_keep_the_optimum(doc: dict) -> None:
     assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
 
 
+def test_groups_with_their_own_targets_left_out_are_solved_as_alone() -> None:
+    """``solve_groups`` with a set of left-out targets per group answers each group as a
+    call of its own with that set would, in every mix of the two sets (only groups of
+    the same set are searched as one model); and the set matters here: a part that
+    counts the player's life splits otherwise than one that leaves it out."""
+    from itertools import product
+
+    from trample.solver.optimize import solve_groups
+
+    # A trampler of power 3 passes 1 to the player at 1 life only by killing a blocker
+    # worth -3 as well as one worth 0; one of power 1 behind a 1/1 cannot pass.
+    creatures = [
+        {"id": "a", "controller": "p", "power": 3, "toughness": 3,
+         "keywords": ["trample"], "attacking": "d"},
+        {"id": "n", "controller": "d", "power": 0, "toughness": 1, "value": -3,
+         "blocking": ["a"]},
+        {"id": "c", "controller": "d", "power": 0, "toughness": 1, "value": 0,
+         "blocking": ["a"]},
+        {"id": "e", "controller": "p", "power": 1, "toughness": 1,
+         "keywords": ["trample"], "attacking": "d"},
+        {"id": "f", "controller": "d", "power": 0, "toughness": 1, "value": 0,
+         "blocking": ["e"]},
+    ]
+    doc = {"active_player": "p", "players": [{"id": "p"}, {"id": "d", "life": 1}],
+           "creatures": creatures}
+    space = legal_space(Combat.from_json(doc), "attackers")
+    terms = ["lethal", "kills", "player_damage"]
+    groups = [[part] for part in space.parts]
+    # Every group searched as a model of its own (none packed with another), on two
+    # threads, so that the two ways must give the same splits.
+    settings = SearchSettings(milp_probe_pairs=1, milp_alike=10**9, threads=2)
+    sets = (frozenset(), frozenset({"d"}))
+    alone = {e: [solve_groups(space, [g], terms, e, None, settings)[0] for g in groups]
+             for e in sets}
+    assert alone[sets[0]] != alone[sets[1]]
+    for mix in product(sets, repeat=len(groups)):
+        together = solve_groups(space, groups, terms, frozenset(), None, settings, list(mix))
+        assert together == [alone[e][k] for k, e in enumerate(mix)], mix
+
+
 def test_most_to_takes_the_loyalty_once_from_those_that_pass() -> None:
     """Two unblocked 4- and 3-power creatures with trample over planeswalkers on a
     planeswalker of loyalty 3, and a 2-power one whose 1/1 and 0/5 blockers keep it off
