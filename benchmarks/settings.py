@@ -31,7 +31,7 @@ from tqdm import tqdm
 from benchmarks import generators
 from benchmarks.generators import Document
 from benchmarks.output import output_folder
-from trample.solver import api
+from trample.solver import api, native
 from trample.solver.search_settings import SearchSettings
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -116,6 +116,7 @@ def run(families: Sequence[str], seeds: int, repeat: int, quick: bool,
         rows.append(row)
     return {"meta": {"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                      "cpus": os.cpu_count(), "python": platform.python_version(),
+                     "trample_build": native.describe(),
                      "repeat": repeat, "seeds": seeds, "quick": quick},
             "configs": CONFIGS, "rows": rows}
 
@@ -133,7 +134,8 @@ def markdown(results: dict[str, Any]) -> str:
         "# What each search setting is worth",
         "",
         f"`python -m benchmarks.settings`, {meta['when']}, {meta['cpus']} CPUs (shared, "
-        f"noisy); {meta['seeds']} seeds per family, median of {meta['repeat']} end-to-end "
+        f"noisy), trample: {meta.get('trample_build', 'pure Python')}; "
+        f"{meta['seeds']} seeds per family, median of {meta['repeat']} end-to-end "
         "solves per instance (parsing included), summed over the family's instances. "
         "Each column switches one setting off; the ratio is its time over the shipped "
         "settings' time in this run (above 1: the setting pays). Every configuration "

@@ -361,6 +361,9 @@ def test_settings_quick_run(tmp_path: Path) -> None:
         assert row["status"] == "optimal"
     table = (tmp_path / "settings.md").read_text(encoding="utf-8")
     assert all(name in table for name in CONFIGS) and "| tokens |" in table
+    # Which build of trample it measured, as the main benchmark's reports say.
+    assert results["meta"]["trample_build"] and \
+        f"trample: {results['meta']['trample_build']};" in table
 
 
 def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
