@@ -210,6 +210,7 @@ def _local(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int) -> Ite
     pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
                                initializer=_worker_start, initargs=(os.getpid(),))
     pending: deque[Future[list[R]]] = deque()
+    interrupted = False
     try:
         for chunk in chunks:
             pending.append(pool.submit(_run_chunk, fn, chunk))
@@ -220,8 +221,15 @@ def _local(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int) -> Ite
     except BrokenProcessPool as exc:
         raise InternalError(f"a worker process died ({exc}); rerun with --resume to "
                             "continue a batch") from None
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # The chunks not started are cancelled. Unless interrupted, wait for the pool's
+        # manager thread to end: left running, it closes its wake-up pipe while the
+        # interpreter's exit hook for process pools writes to it (CPython 3.11), which
+        # printed a traceback after the one-line error of an OUT that fills up.
+        pool.shutdown(wait=not interrupted, cancel_futures=True)
 
 
 def _ray_module() -> Any:

@@ -443,3 +443,25 @@ def test_benchmark_fan_out_checks_every_instance_and_agrees(tmp_path: Path) -> N
     assert main([*common, "--out", str(tmp_path / "serial")]) == 0
     assert main([*common, "--workers", "2", "--out", str(tmp_path / "fanned")]) == 0
     assert answers(tmp_path / "fanned") == answers(tmp_path / "serial")
+
+
+def test_a_batch_stopped_early_leaves_no_process_pool_running() -> None:
+    """When the output fails, the batch stops reading answers (the generator is closed):
+    its pool's manager thread has ended by then, so the interpreter's exit hook for
+    process pools finds nothing to wake (on CPython 3.11 a wake-up racing the thread's
+    own close printed a traceback after the one-line error)."""
+    from concurrent.futures import process
+
+    from trample.solver import batch
+
+    before = set(process._threads_wakeups)
+
+    def ours() -> list[object]:
+        return [w for t, w in process._threads_wakeups.items() if t not in before]
+
+    answers = batch._local(abs, iter([[-1, -2]] * 6), 2)
+    assert next(answers) == [1, 2]
+    assert ours()  # a pool of worker processes answers
+    answers.close()
+    # Its manager thread has ended: gone, or its wake-up pipe closed.
+    assert all(wakeup._closed for wakeup in ours())  # type: ignore[attr-defined]
