@@ -84,8 +84,9 @@ def _requirements() -> None:
         if importlib.util.find_spec(needed) is None:
             raise BuildError(f"building needs mypy (mypyc) and setuptools: {needed} is not "
                              "installed (pip install 'trample[native]')")
-    if shutil.which(compiler()) is None:
-        raise BuildError(f"building needs a C compiler: {compiler()!r} is not on PATH "
+    cc = compiler()
+    if shutil.which(cc) is None:
+        raise BuildError(f"building needs a C compiler: {cc!r} is not on PATH "
                          "(trample runs from its sources without one)")
 
 

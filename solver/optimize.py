@@ -477,9 +477,7 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     term = _DAMAGE_TERM[kind]
     if ceiling:
         return min(most_to(space, part.sources, target), cap)
-    pairs = sum(len(s.recipients) for s in part.sources)
-    if settings.backend == "milp" or (settings.backend == "auto"
-                                      and pairs >= settings.milp_pairs):
+    if _capped_in_highs(part, settings):
         # Capped at the threshold, HiGHS stops at the first assignment that reaches it
         # instead of proving the most damage.
         from trample.solver.milp import solve_group as milp
@@ -494,13 +492,13 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     return evaluate(space, amounts, [term])[term]
 
 
-def _asks_whether(part: Part, settings: SearchSettings) -> bool:
-    """Whether the last part of a contested target's bound is asked :func:`_can_reach`
-    rather than for its most damage: a part CP-SAT searches under ``"auto"`` (fewer
-    pairs than :attr:`~SearchSettings.milp_pairs`; HiGHS stops at a cap on the larger
-    ones), or any part under ``"cpsat"``."""
-    return settings.backend == "cpsat" or \
-        (settings.backend == "auto" and _pairs([part]) < settings.milp_pairs)
+def _capped_in_highs(part: Part, settings: SearchSettings) -> bool:
+    """Whether a part's most damage to a target is searched by HiGHS with a cap (it stops
+    at the first split that reaches it): under ``"milp"``, or under ``"auto"`` from
+    :attr:`~SearchSettings.milp_pairs` pairs. Any other part, as the last of a contested
+    target's bound, is asked :func:`_can_reach` instead."""
+    return settings.backend == "milp" or \
+        (settings.backend == "auto" and _pairs([part]) >= settings.milp_pairs)
 
 
 def _can_reach(space: LegalSpace, part: Part, target: str, need: int,
@@ -693,7 +691,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                     order = []
                 for k, i in enumerate(order):
                     if not ceiling and k == len(order) - 1 and \
-                            _asks_whether(parts[i], settings):
+                            not _capped_in_highs(parts[i], settings):
                         # The last part: whether it reaches what the others leave, not
                         # its most (a yes or no answer, the same whoever proves it).
                         reached = _can_reach(space, parts[i], t, need[t] - most, deadline,
