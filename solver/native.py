@@ -38,6 +38,7 @@ MODULES: tuple[str, ...] = (
     "trample.models.outcomes", "trample.models.reading", "trample.models.rule_index",
     "trample.solver.assignment", "trample.solver.cancel", "trample.solver.fastpath",
     "trample.solver.greedy", "trample.solver.lone_groups", "trample.solver.masks",
+    "trample.solver.milp",
     "trample.solver.objectives", "trample.solver.optimize", "trample.solver.rules",
     "trample.solver.search_settings", "trample.solver.validate",
 )
@@ -47,7 +48,8 @@ subclasses ``Mapping``, ``trample.solver.cpsat`` subclasses OR-Tools' model); th
 model (``trample.models.game`` and its transitions), whose frozen states must copy and
 pickle as Python objects do; ``trample.solver.results``, whose typed dictionaries' optional
 keys a compiled module does not keep; and those whose time is spent elsewhere (the
-CP-SAT and HiGHS models, the command line, ``serve``'s input and output)."""
+command line, ``serve``'s input and output). ``trample.solver.milp`` is in: reading a
+part's model into HiGHS's rows and checking its answer is Python work on every search."""
 GROUP = "trample_native"
 """The name stem of the shared library of the build (``trample_native__mypyc``, a module
 found only by the build's finder)."""

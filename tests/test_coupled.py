@@ -216,6 +216,7 @@ def test_a_trampler_keeps_back_what_its_own_blockers_need() -> None:
     assert ("small", "shared") not in most
 
 
+@pytest.mark.sources  # (replaces the fast reading, inside the compiled module)
 @SMALL
 @given(doc=COMBATS, side=SIDES, data=st.data())
 def test_the_translation_reads_the_same_model_either_way(doc: dict, side: str,

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 from unittest.mock import patch
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -115,6 +116,7 @@ def highs_models() -> Iterator[list[int]]:
         yield built
 
 
+@pytest.mark.sources  # (spies on HiGHS's models, inside the compiled module)
 def test_blockers_all_worth_minus_2_40_are_settled_by_highs() -> None:
     """Four blockers of value -2^40, the nine outcome terms: the deaths term's LP values
     (about 2^42) carried a floating-point error of 0.003, above HiGHS's tolerance, so it
@@ -137,6 +139,7 @@ def test_blockers_all_worth_minus_2_40_are_settled_by_highs() -> None:
     assert brute.is_legal(doc, "attackers", as_amounts(result["assignment"]))
 
 
+@pytest.mark.sources  # (spies on HiGHS's models, inside the compiled module)
 def test_a_term_too_wide_for_highs_goes_to_cpsat_without_a_run() -> None:
     """Blockers of values 2^40 and 3 on the deaths term: its gcd is 1 and its range far
     beyond MAX_RANGE, so HiGHS is not even set up; CP-SAT answers the optimum."""
@@ -366,6 +369,7 @@ def test_groups_in_one_model_reach_the_brute_force_optimum(doc: dict, side: str,
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)
 
 
+@pytest.mark.sources  # (spies on HiGHS's models, inside the compiled module)
 def test_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The three parts of ``many_parts`` go to HiGHS as one model, not one each, first,
     and the answer is the one CP-SAT proves, the same whatever the threads."""
