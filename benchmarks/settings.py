@@ -2,7 +2,8 @@
 
 trample searches the coupled parts of a combat with CP-SAT, and these settings of that
 search were chosen by measurement: interchangeable creatures get ordered amounts
-(symmetry breaking); small models are searched first without presolve, without LP
+(symmetry breaking); a group whose first term is ``kills`` is searched from a proved
+ceiling on it down; small models are searched first without presolve, without LP
 relaxation and without the greedy split as a hint; independent parts are searched on
 several threads at once. This runs
 ``trample.solver.api.solve`` end to end on combats where CP-SAT does the work, with all
@@ -37,6 +38,7 @@ from trample.solver.search_settings import SearchSettings
 CONFIGS: dict[str, dict[str, Any]] = {
     "as shipped": {},
     "no symmetry breaking": {"symmetry": False},
+    "no ceiling on kills (searched from below)": {"kills_first": False},
     "greedy hint in the first try": {"hint_small_models": True},
     "presolve, LP and hint in the first try": {"small_model": -1},
     "one thread": {"threads": 1},

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import pairwise
 from math import floor, inf, prod
@@ -329,7 +329,9 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     turn and then fixed at its optimum; a stage stopped by ``deadline`` ends the search
     with the best assignment of that stage (status ``feasible``). With ``symmetry``,
     interchangeable creatures (:func:`identical_creatures`) get their amounts from one
-    source in non-increasing order (by default as ``settings`` say).
+    source in non-increasing order (by default as ``settings`` say). When ``kills`` is the
+    first term with a choice, its search starts from a proved ceiling on it
+    (:func:`_kills_from_ceiling`).
 
     CP-SAT's statuses map as follows: OPTIMAL proves a stage; FEASIBLE and UNKNOWN (the
     time limit struck) end the search with the best assignment so far and a bound;
@@ -352,6 +354,9 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             weight *= span + 1
         weights.reverse()
         expressions = [sum(w * e for w, e in zip(weights, expressions, strict=True))]
+    kills = _kills_start(space, sources, terms, built, settings)
+    # The stage that ranks splits by `kills` first: the weighted sum, or its own stage.
+    kills_stage = -1 if kills is None else 0 if len(expressions) == 1 else kills[0]
 
     status: Status = "optimal"
     bound: list[int] | None = None  # the proved upper bound, per term
@@ -370,7 +375,11 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             status = "feasible"
             break
         model.maximize(expression)
-        code, solver = _run(model, x, best, deadline, settings)
+        if stage == kills_stage and kills is not None:
+            code, solver, best = _kills_from_ceiling(model, x, best, deadline, settings,
+                                                     *kills[1:])
+        else:
+            code, solver = _run(model, x, best, deadline, settings)
         stages += 1
         if code == cp_model.OPTIMAL:
             best = {pair: solver.value(var) for pair, var in x.items()}
@@ -413,6 +422,67 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                     for b, t in zip(bound, terms, strict=True))
     amounts = {pair: a for pair, a in (best or {}).items() if a > 0}
     return GroupResult(status, amounts, time.monotonic() - started, stages, gap)
+
+
+def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                 built: GroupModel, settings: SearchSettings
+                 ) -> tuple[int, cp_model.LinearExprT, int, int] | None:
+    """When ``kills`` is the first of ``terms`` that varies over the group and a ceiling
+    on it is proved below the top of its range
+    (:func:`trample.solver.kill_bound.kills_ceiling`): the term's index, its expression,
+    the bottom of its range and the ceiling."""
+    if not settings.kills_first or len(sources) < 2:
+        return None
+    first = next((i for i, e in enumerate(built.expressions) if not isinstance(e, int)),
+                 None)
+    if first is None or terms[first] != "kills":
+        return None
+    from trample.solver.kill_bound import kills_ceiling
+
+    ceiling = kills_ceiling(space, sources)
+    if ceiling is None or ceiling >= built.lows[first] + built.spans[first]:
+        return None
+    return first, built.expressions[first], built.lows[first], ceiling
+
+
+def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
+                        best: Amounts | None, deadline: float | None,
+                        settings: SearchSettings, kills: cp_model.LinearExprT, low: int,
+                        ceiling: int
+                        ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver, Amounts | None]:
+    """The stage that ranks splits by ``kills`` first (the model's objective), searched
+    from ``ceiling`` (proved: no split kills more) down. The best split that kills at
+    least k is the best of all once k + 1 is proved out of reach; so k = ceiling, then
+    one less while CP-SAT proves it out of reach (a single-worker try each, up to
+    ``settings.kills_descent`` of them), then, if none was settled, the usual search with
+    ``kills`` at most the last value not proved out of reach. Measured on the coupled
+    parts of 30% shared blockers at 30 x 90, the ceiling is the optimum on four parts of
+    six and 2 above it on another; proving a value out of reach takes a millisecond or
+    two where proving the optimum from below took most of the search. Returns the
+    status, the solver holding its answer, and the best split known (a start for what
+    follows)."""
+    attempt = replace(settings, second_try=False)
+    k = ceiling
+    for _ in range(settings.kills_descent):
+        if k < low:
+            break
+        # Held at least k by a literal fixed true for this try, false after it.
+        held = model.new_bool_var(f"kills>={k}")
+        model.add(kills >= k).only_enforce_if(held)
+        domain = model.proto.variables[held.index].domain
+        domain[0] = 1
+        code, solver = _run(model, x, best, deadline, attempt)
+        domain[0] = domain[1] = 0
+        if code == cp_model.OPTIMAL:
+            return code, solver, best
+        if code == cp_model.FEASIBLE:
+            best = {pair: solver.value(var) for pair, var in x.items()}
+        if code != cp_model.INFEASIBLE:
+            break  # not settled (its effort, the clock or a cancel): k stays possible
+        k -= 1
+    model.add(kills <= k)  # proved: no split kills more
+    code, solver = _run(model, x, best, deadline, settings)
+    return code, solver, best
 
 
 def reaches(space: LegalSpace, sources: Sequence[Source], target: str, need: int,

@@ -37,8 +37,8 @@ MODULES: tuple[str, ...] = (
     "trample.models.combat", "trample.models.errors", "trample.models.keywords",
     "trample.models.outcomes", "trample.models.reading", "trample.models.rule_index",
     "trample.solver.assignment", "trample.solver.cancel", "trample.solver.fastpath",
-    "trample.solver.greedy", "trample.solver.lone_groups", "trample.solver.masks",
-    "trample.solver.milp",
+    "trample.solver.greedy", "trample.solver.kill_bound", "trample.solver.lone_groups",
+    "trample.solver.masks", "trample.solver.milp",
     "trample.solver.objectives", "trample.solver.optimize", "trample.solver.rules",
     "trample.solver.search_settings", "trample.solver.validate",
 )

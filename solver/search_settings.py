@@ -31,6 +31,16 @@ HINT_SMALL_MODELS = False
 slower: on planeswalker pile-ups the greedy split leads the search astray)."""
 
 
+KILLS_FIRST = True
+"""Whether a group whose first term to gain is ``kills`` is searched from a proved ceiling
+on it (:func:`trample.solver.kill_bound.kills_ceiling`) down: CP-SAT is asked for the
+best split that kills exactly that much, then one less (a few times) while that is
+infeasible, before a search of the whole range below."""
+KILLS_DESCENT = 5
+"""How many values of ``kills`` are tried from the ceiling down before the search of the
+whole range below the last one found infeasible."""
+
+
 BREAK_SYMMETRY = True
 """Whether :func:`trample.solver.cpsat.solve_group` orders the amounts of interchangeable
 creatures by default (on token swarms of 30 attackers, about 1.5 times sooner:
@@ -106,6 +116,10 @@ class SearchSettings:
     least :attr:`milp_probe_pairs` pairs to HiGHS without the short CP-SAT try."""
     second_try: bool = True
     """Whether CP-SAT follows an unproved first try with the portfolio."""
+    kills_first: bool = KILLS_FIRST
+    """Whether a group is searched from a ceiling on ``kills`` down (:data:`KILLS_FIRST`)."""
+    kills_descent: int = KILLS_DESCENT
+    """How many values of ``kills`` are tried from the ceiling down."""
     dynamic_program: bool = True
     """Whether groups coupled only by thresholds are settled without search when narrow
     enough (:mod:`trample.solver.lone_groups`)."""
