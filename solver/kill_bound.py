@@ -34,9 +34,12 @@ from collections.abc import Sequence
 from trample.solver.objectives import scoring
 from trample.solver.rules import LegalSpace, Source
 
-MAX_CELLS = 200_000
+MAX_CELLS = 50_000
 """The largest knapsack tables (power times own creatures, summed over the sources) the
-bound is worked out for; past that, no bound (the search runs as it would without)."""
+bound is worked out for; past that, no bound (the search runs as it would without). The
+coupled parts it serves are far below (13 attackers of power up to 10: about 1,000)."""
+MAX_ROWS = 5_000
+"""The largest linear program (rows) solved for the prices; past that, no bound."""
 SCALE = 1 << 20
 """The prices are rounded to multiples of ``1 / SCALE`` before the exact evaluation."""
 
@@ -149,6 +152,8 @@ def _prices(sources: Sequence[Source], shared: Sequence[str], needs: Sequence[in
         table = tables[s.id]
         for d in _hull(table):
             rows.append(([w, m], [1.0, float(d - s.power)], float(table[d])))
+    if len(rows) > MAX_ROWS:
+        return None
     starts = np.zeros(len(rows), dtype=np.int32)
     index: list[int] = []
     coefs: list[float] = []

@@ -195,3 +195,16 @@ def test_a_ceiling_above_the_optimum_is_searched_down_to_it(monkeypatch: Any) ->
     statuses.clear()
     cpsat.solve_group(space, sources, terms, settings=SearchSettings(kills_first=False))
     assert statuses == ["OPTIMAL"]
+
+
+def test_no_ceiling_past_the_table_limit() -> None:
+    """A source of huge power: its knapsack table would pass MAX_CELLS, so no ceiling is
+    worked out (and the search runs as without one), at once and without the memory."""
+    doc = {**BELOW, "creatures": [dict(c) for c in BELOW["creatures"]]}
+    doc["creatures"][0]["power"] = 10**9
+    space = legal_space(Combat.from_json(doc), "attackers")
+    assert kills_ceiling(space, [s for s in space.sources if s.recipients]) is None
+    found = cpsat.solve_group(space, [s for s in space.sources if s.recipients],
+                              ["kills", "player_damage"])
+    assert found.status == "optimal"
+    assert evaluate(space, found.amounts, ["kills"])["kills"] == 9
