@@ -23,6 +23,7 @@ from trample.models.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Ou
 from trample.models.outcomes import creature_dies as _dies_now
 from trample.solver.assignment import Amounts
 from trample.solver.fastpath import ceilings
+from trample.solver.kill_bound import kills_ceiling
 from trample.solver.objectives import (
     DAMAGE_KINDS,
     OUTCOME_DAMAGE_KINDS,
@@ -437,8 +438,6 @@ def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[s
                  None)
     if first is None or terms[first] != "kills":
         return None
-    from trample.solver.kill_bound import kills_ceiling
-
     ceiling = kills_ceiling(space, sources)
     if ceiling is None or ceiling >= built.lows[first] + built.spans[first]:
         return None

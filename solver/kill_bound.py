@@ -45,22 +45,19 @@ SCALE = 1 << 20
 
 
 def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
-    """An upper bound on the ``kills`` term's value over ``sources`` (the expression
-    :func:`trample.solver.cpsat.build_group` makes: the value of each creature they
-    reach, counted when lethally assigned), proved; None when not worked out (tables too
-    large, or the linear program not solved)."""
+    """An upper bound on the ``kills`` term's value over ``sources`` (closed under coupling,
+    as for :func:`trample.solver.cpsat.solve_group`; the expression its model makes: the
+    value of each creature they reach, counted when lethally assigned), proved; None when
+    not worked out (tables too large, or the linear program not solved)."""
     score = scoring(space)
     thresholds = space.thresholds
-    deathtouch = space.deathtouch_pairs
-    senders: dict[str, list[Source]] = {}
-    for s in sources:
-        for r in s.recipients:
-            senders.setdefault(r.id, []).append(s)
+    senders = space.senders  # all in ``sources``: a group is closed under coupling
+    reached = {r.id for s in sources for r in s.recipients}
     constant = 0
     shared: list[str] = []
     own: dict[str, list[tuple[int, int]]] = {s.id: [] for s in sources}
     for c, v in score.killable.items():
-        if c not in senders or v == 0:
+        if c not in reached or v == 0:
             continue
         need = thresholds[c]
         if need <= 0:
@@ -70,16 +67,16 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
                 shared.append(c)
             else:
                 s = senders[c][0]
-                own[s.id].append((1 if (s.id, c) in deathtouch else need, v))
+                own[s.id].append((space.lethal_from(s, c), v))
     if sum(s.power * (len(own[s.id]) + 1) for s in sources) > MAX_CELLS:
         return None
     tables = {s.id: _knapsack(own[s.id], s.power) for s in sources}
-    # Each source's shared creatures, with the weight of its damage to each.
+    # Each source's shared creatures, with the weight of its damage to each: how much of
+    # the lethal damage one point from it stands for (all of it from deathtouch, 702.2c).
     reach: dict[str, list[tuple[int, int]]] = {}
     for k, c in enumerate(shared):
         for s in senders[c]:
-            weight = thresholds[c] if (s.id, c) in deathtouch else 1
-            reach.setdefault(s.id, []).append((k, weight))
+            reach.setdefault(s.id, []).append((k, thresholds[c] // space.lethal_from(s, c)))
     prices = _prices(sources, shared, [thresholds[c] for c in shared],
                      [score.killable[c] for c in shared], reach, tables) if shared else []
     if prices is None:
