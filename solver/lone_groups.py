@@ -51,7 +51,7 @@ from trample.solver.assignment import Amounts
 from trample.solver.counting import greedy_order
 from trample.solver.fastpath import holding, lone_values, solve_lone
 from trample.solver.objectives import Scoring, scoring
-from trample.solver.rules import LegalSpace, Part, Source
+from trample.solver.rules import LegalSpace, Part, Recipient, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
                             "player_damage", "planeswalker_damage", "battle_damage"})
@@ -150,12 +150,27 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
         return None
 
     options: list[list[Candidate]] = []
+    # Sources with no creature to assign to and the same power, deathtouch and recipients
+    # (conditions included) have the same candidates but for their own id: a wide attack
+    # of alike creatures on a planeswalker is worked out once.
+    alike: dict[tuple[int, bool, tuple[Recipient, ...]], list[Candidate]] = {}
     for j in order:
         if _late(deadline, stop):
             return None
-        found = _candidates(space, sources[j], terms, inner, index, creatures)
+        source = sources[j]
+        shape = None
+        if all(r.kind != "creature" for r in source.recipients) and \
+                any(r.id in index for r in source.recipients):
+            shape = (source.power, source.deathtouch, source.recipients)
+            known = alike.get(shape)
+            if known is not None:
+                options.append(_renamed(known, source.id))
+                continue
+        found = _candidates(space, source, terms, inner, index, creatures)
         if found is None or not found:
             return None
+        if shape is not None:
+            alike[shape] = found
         options.append(found)
     # What closing each target adds, and from how much damage on.
     bonus_of: dict[int, tuple[int, Vector]] = {}
@@ -262,9 +277,17 @@ def _weigher(options: Sequence[Sequence[Candidate]],
     comparison stand for a vector's, exactly."""
     span = [0] * width
     for found in options:
+        low = list(found[0][1])
+        high = list(low)
+        for _, gain, _, _ in found:
+            for j in range(width):
+                g = gain[j]
+                if g < low[j]:
+                    low[j] = g
+                elif g > high[j]:
+                    high[j] = g
         for j in range(width):
-            column = [gain[j] for _, gain, _, _ in found]
-            span[j] += max(column) - min(column)
+            span[j] += high[j] - low[j]
     for _, extra in bonuses:
         for j in range(width):
             span[j] += abs(extra[j])
@@ -275,6 +298,13 @@ def _weigher(options: Sequence[Sequence[Candidate]],
     def weigh(vector: Vector) -> int:
         return sum(map(mul, vector, weights))
     return weigh
+
+
+def _renamed(found: Sequence[Candidate], source_id: str) -> list[Candidate]:
+    """``found`` (another source's candidates) as ``source_id``'s: the same amounts to the
+    same targets, from it."""
+    return [({(source_id, target): amount for (_, target), amount in amounts.items()},
+             value, sent, requires) for amounts, value, sent, requires in found]
 
 
 def _late(deadline: float | None, stop: Callable[[], bool] | None) -> bool:

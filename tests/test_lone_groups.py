@@ -114,7 +114,39 @@ def shared_group(seed: int) -> dict[str, Any]:
             "step": "regular"}
 
 
-GENERATORS = {"lone": lone_group, "walkers": walker_group, "shared": shared_group}
+def wide_group(seed: int) -> dict[str, Any]:
+    """Three to five attackers cut from two patterns (power, keywords, the planeswalker
+    or player attacked), so that several are alike, on two planeswalkers and their
+    controller, a few of them blocked: a wide attack of alike creatures, whose
+    candidates the program works out once per pattern."""
+    rng = random.Random(seed)
+    patterns = []
+    for _ in range(2):
+        roll = rng.random()
+        keywords = ["trample over planeswalkers"] if roll < 0.6 else \
+            ["trample"] if roll < 0.8 else []
+        if rng.random() < 0.2:
+            keywords.append("deathtouch")
+        patterns.append((rng.randint(1, 5), keywords, rng.choice(["p", "p", "q", "d"])))
+    creatures: list[dict[str, Any]] = []
+    for i in range(rng.randint(3, 5)):
+        power, keywords, target = rng.choice(patterns)
+        creatures.append({"id": f"a{i}", "controller": "a", "power": power,
+                          "toughness": 2, "keywords": list(keywords), "attacking": target})
+        if rng.random() < 0.2:
+            creatures.append({"id": f"b{i}", "controller": "d", "power": 1,
+                              "toughness": rng.randint(1, 3), "value": rng.randint(-1, 2),
+                              "blocking": [f"a{i}"]})
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, 12)}],
+            "creatures": creatures,
+            "planeswalkers": [{"id": "p", "controller": "d", "loyalty": rng.randint(1, 6)},
+                              {"id": "q", "controller": "d", "loyalty": rng.randint(1, 6)}],
+            "step": "regular"}
+
+
+GENERATORS = {"lone": lone_group, "walkers": walker_group, "shared": shared_group,
+              "wide": wide_group}
 
 
 def small_enough(doc: dict[str, Any]) -> bool:
@@ -376,3 +408,30 @@ def test_a_deadline_passed_or_a_stop_ends_the_program_before_any_work(
     assert solve_lone_group(space, list(space.parts), terms, frozenset(),
                             stop=lambda: True) is None
     assert built == []
+
+
+@pytest.mark.sources
+def test_alike_attackers_have_their_candidates_built_once(built: list[str]) -> None:
+    """Four unblocked attackers of power 3 with trample over planeswalkers on one
+    planeswalker, and one alike but for deathtouch: the candidates are built once for the
+    four and once for the fifth, and every attacker still assigns its own damage, as the
+    brute force's optimum does."""
+    attackers = [{"id": f"a{i}", "controller": "a", "power": 3, "toughness": 2,
+                  "keywords": ["trample over planeswalkers"], "attacking": "p"}
+                 for i in range(4)]
+    attackers.append({"id": "a4", "controller": "a", "power": 3, "toughness": 2,
+                      "keywords": ["trample over planeswalkers", "deathtouch"],
+                      "attacking": "p"})
+    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 7}],
+           "creatures": attackers,
+           "planeswalkers": [{"id": "p", "controller": "d", "loyalty": 5}],
+           "step": "regular"}
+    terms = ["lethal", "planeswalker_kills", "player_damage"]
+    space = legal_space(Combat.from_json(doc), "attackers")
+    found = solve_lone_group(space, list(space.parts), terms, frozenset())
+    assert found is not None
+    assert built == ["a0", "a4"]
+    assert {s for s, _ in found} == {f"a{i}" for i in range(5)}
+    assert brute.is_legal(doc, "attackers", found)
+    assert brute.objective(doc, "attackers", found, terms) == \
+        brute.optimum(doc, "attackers", terms) == (1, 1, 10)
