@@ -58,6 +58,28 @@ def lone_group(seed: int) -> dict[str, Any]:
             "step": "regular"}
 
 
+def _walker_keywords(rng: random.Random) -> list[str]:
+    """Mostly trample over planeswalkers, sometimes trample or nothing, now and then
+    deathtouch as well."""
+    roll = rng.random()
+    keywords = ["trample over planeswalkers"] if roll < 0.6 else \
+        ["trample"] if roll < 0.8 else []
+    if rng.random() < 0.2:
+        keywords.append("deathtouch")
+    return keywords
+
+
+def _on_two_walkers(rng: random.Random, creatures: list[dict[str, Any]],
+                    most_life: int) -> dict[str, Any]:
+    """A combat of ``creatures`` against ``d``, with planeswalkers ``p`` and ``q``."""
+    return {"active_player": "a",
+            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, most_life)}],
+            "creatures": creatures,
+            "planeswalkers": [{"id": "p", "controller": "d", "loyalty": rng.randint(1, 6)},
+                              {"id": "q", "controller": "d", "loyalty": rng.randint(1, 6)}],
+            "step": "regular"}
+
+
 def walker_group(seed: int) -> dict[str, Any]:
     """Two to four attackers on two planeswalkers and their controller, most with
     trample over planeswalkers, each with zero to two blockers of its own: the attackers
@@ -66,11 +88,7 @@ def walker_group(seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     creatures: list[dict[str, Any]] = []
     for i in range(rng.randint(2, 4)):
-        roll = rng.random()
-        keywords = ["trample over planeswalkers"] if roll < 0.6 else \
-            ["trample"] if roll < 0.8 else []
-        if rng.random() < 0.2:
-            keywords.append("deathtouch")
+        keywords = _walker_keywords(rng)
         creatures.append({"id": f"a{i}", "controller": "a", "power": rng.randint(0, 6),
                           "toughness": 2, "keywords": keywords,
                           "attacking": rng.choice(["p", "p", "q", "d"])})
@@ -78,12 +96,7 @@ def walker_group(seed: int) -> dict[str, Any]:
             creatures.append({"id": f"b{i}{j}", "controller": "d", "power": 1,
                               "toughness": rng.randint(1, 4), "damage": rng.choice([0, 0, 1]),
                               "value": rng.randint(-2, 3), "blocking": [f"a{i}"]})
-    return {"active_player": "a",
-            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, 10)}],
-            "creatures": creatures,
-            "planeswalkers": [{"id": "p", "controller": "d", "loyalty": rng.randint(1, 6)},
-                              {"id": "q", "controller": "d", "loyalty": rng.randint(1, 6)}],
-            "step": "regular"}
+    return _on_two_walkers(rng, creatures, 10)
 
 
 def shared_group(seed: int) -> dict[str, Any]:
@@ -122,11 +135,7 @@ def wide_group(seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     patterns = []
     for _ in range(2):
-        roll = rng.random()
-        keywords = ["trample over planeswalkers"] if roll < 0.6 else \
-            ["trample"] if roll < 0.8 else []
-        if rng.random() < 0.2:
-            keywords.append("deathtouch")
+        keywords = _walker_keywords(rng)
         patterns.append((rng.randint(1, 5), keywords, rng.choice(["p", "p", "q", "d"])))
     creatures: list[dict[str, Any]] = []
     for i in range(rng.randint(3, 5)):
@@ -137,12 +146,7 @@ def wide_group(seed: int) -> dict[str, Any]:
             creatures.append({"id": f"b{i}", "controller": "d", "power": 1,
                               "toughness": rng.randint(1, 3), "value": rng.randint(-1, 2),
                               "blocking": [f"a{i}"]})
-    return {"active_player": "a",
-            "players": [{"id": "a"}, {"id": "d", "life": rng.randint(1, 12)}],
-            "creatures": creatures,
-            "planeswalkers": [{"id": "p", "controller": "d", "loyalty": rng.randint(1, 6)},
-                              {"id": "q", "controller": "d", "loyalty": rng.randint(1, 6)}],
-            "step": "regular"}
+    return _on_two_walkers(rng, creatures, 12)
 
 
 GENERATORS = {"lone": lone_group, "walkers": walker_group, "shared": shared_group,
