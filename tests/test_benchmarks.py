@@ -366,6 +366,31 @@ def test_settings_quick_run(tmp_path: Path) -> None:
         f"trample: {results['meta']['trample_build']};" in table
 
 
+def test_settings_time_every_solve_from_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each timed solve of the settings study starts with the cache of recent documents
+    emptied, as the benchmark's runs do: otherwise the first configuration of an instance
+    pays the reading and the legal space that the later ones find kept."""
+    from benchmarks import settings
+    from trample.solver import api
+
+    events: list[str] = []
+    forget, solve = api.forget_spaces, api.solve
+
+    def forgetting() -> None:
+        events.append("forget")
+        forget()
+
+    def solving(*args: Any, **kwargs: Any) -> Any:
+        events.append("solve")
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(api, "forget_spaces", forgetting)
+    monkeypatch.setattr(api, "solve", solving)
+    _, answer = settings.time_solve(settings.FAMILIES["tokens"][2](0), 3, 10.0)
+    assert answer["status"] == "optimal"
+    assert events == ["forget", "solve"] * 3
+
+
 def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str],
                                                       tmp_path: Path) -> None:
