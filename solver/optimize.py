@@ -394,7 +394,9 @@ def _units(space: LegalSpace, groups: Sequence[Sequence[Part]], hard: Sequence[i
            settings: SearchSettings) -> list[list[int]]:
     """The searches of the ``hard`` groups, each a list of groups searched as one model
     (:func:`_search_together`), so that the solver's fixed cost is paid once for several:
-    every token swarm's part together (:func:`_token_swarm`), and the small groups (under
+    every token swarm's part together (:func:`_token_swarm`, mostly interchangeable
+    creatures: a large group of shared blockers with a few is searched alone, on a thread
+    of its own), and the small groups (under
     :attr:`~SearchSettings.milp_probe_pairs` pairs) in order, packed while their pairs
     stay under that (CP-SAT alone searches them all the same; measured on blockers shared
     by a few attackers, 30 x 90, and pile-ups of 50 attackers, 25% and 7% sooner in
@@ -402,7 +404,7 @@ def _units(space: LegalSpace, groups: Sequence[Sequence[Part]], hard: Sequence[i
     units depend on the groups alone, never on the threads."""
     if settings.backend != "auto":
         return [[i] for i in hard]
-    swarm = [i for i in hard if _token_swarm(space, groups[i], settings)]
+    swarm = [i for i in hard if _token_swarm(space, groups[i], settings, packed=True)]
     units: list[list[int]] = [swarm] if swarm else []
     packed: list[int] = []
     room = settings.milp_probe_pairs
@@ -423,14 +425,17 @@ def _units(space: LegalSpace, groups: Sequence[Sequence[Part]], hard: Sequence[i
     return units
 
 
-def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSettings) -> bool:
+def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSettings,
+                 packed: bool = False) -> bool:
     """Whether ``group`` is shaped as a token swarm's part, which goes to HiGHS without
-    a CP-SAT try and with the other such groups (:func:`_search_together`): under
-    ``"auto"``, at least :attr:`~SearchSettings.milp_probe_pairs` pairs whose recipients
-    hold at least :attr:`~SearchSettings.milp_alike` interchangeable creatures. CP-SAT's
-    short try fails on those, while HiGHS detects the symmetry itself; measured on the
-    benchmark families, such groups solved in one HiGHS model take less than apart (the
-    fixed cost paid once), while two groups of shared blockers take more."""
+    a CP-SAT try: under ``"auto"``, at least :attr:`~SearchSettings.milp_probe_pairs`
+    pairs whose recipients hold at least :attr:`~SearchSettings.milp_alike`
+    interchangeable creatures. CP-SAT's short try fails on those, while HiGHS detects the
+    symmetry itself. With ``packed``, whether it is also searched with the other such
+    groups (:func:`_units`): those creatures are at least
+    :attr:`~SearchSettings.milp_pack_share` of the creatures it assigns to. Measured on
+    the benchmark families, token swarms' groups solved in one HiGHS model take less than
+    apart (the fixed cost paid once), while two groups of shared blockers take more."""
     if settings.backend != "auto":
         return False
     sources = [s for part in group for s in part.sources]
@@ -439,7 +444,12 @@ def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSetti
     from trample.solver.cpsat import identical_creatures
 
     alike = sum(len(members) for _, members in identical_creatures(space, sources))
-    return alike >= settings.milp_alike
+    if alike < settings.milp_alike:
+        return False
+    if not packed:
+        return True
+    creatures = {r.id for s in sources for r in s.recipients if r.kind == "creature"}
+    return alike >= settings.milp_pack_share * len(creatures)
 
 
 def _search_together(space: LegalSpace, groups: Sequence[Sequence[Part]],

@@ -76,6 +76,15 @@ at 6 instead of 10, the parts with 8 or 9 go to HiGHS without the try (one of th
 ms of CPU with the try, of which the try was 15), which made token swarms of 30 x 90 and
 100 x 300 and 30% shared at 100 x 300 4%, 8% and 7% sooner in all, the 400 x 1,200 sizes
 within 2%."""
+MILP_PACK_SHARE = 0.2
+"""Under ``"auto"``, such groups (:data:`MILP_ALIKE`) are searched together in one HiGHS
+model only when the interchangeable creatures are at least this share of the creatures
+they assign to; any other is searched alone. Measured on the coupled parts of at least
+60 pairs (seeds 0-7 at 30 x 90, 0-5 at 100 x 300, 0-1 at 400 x 1,200): token swarms' hold
+29% to 50% of interchangeable creatures, 30% shared blockers' 0% to 10%. A large part of
+shared blockers holds 6 or more by chance (30% shared at 100 x 300, seed 4: two parts of
+209 and 246 pairs; at 400 x 1,200 all of them), and two packed into one model took
+HiGHS 1.45x the work of the two apart, on one thread where apart they take two."""
 MILP_PAIRS = 150
 """Under ``"auto"``, groups with at least this many (source, recipient) pairs go to HiGHS:
 measured on the benchmark families' searched groups, HiGHS's LP relaxation proves the
@@ -114,6 +123,9 @@ class SearchSettings:
     milp_alike: int = MILP_ALIKE
     """Under ``"auto"``, the fewest interchangeable recipients that send a group of at
     least :attr:`milp_probe_pairs` pairs to HiGHS without the short CP-SAT try."""
+    milp_pack_share: float = MILP_PACK_SHARE
+    """Under ``"auto"``, the least share of interchangeable creatures among a group's for
+    it to be searched together with the other such groups."""
     second_try: bool = True
     """Whether CP-SAT follows an unproved first try with the portfolio."""
     kills_first: bool = KILLS_FIRST
