@@ -108,16 +108,24 @@ def run(families: Sequence[str], seeds: int, repeat: int, quick: bool,
         doc = (small if quick else full)(seed)
         row: dict[str, Any] = {"family": family, "seed": seed, "seconds": {}}
         reference: tuple[str, dict[str, int]] | None = None
-        for name, changes in CONFIGS.items():
-            seconds, answer = time_solve(doc, repeat, time_limit, configured(changes))
-            got = (answer["status"], answer["objective"])
-            if reference is None:
-                reference = got
-            elif got != reference:
-                print(f"mismatch on {family} seed {seed}: {name} gives {got}, the shipped "
-                      f"settings {reference}", file=sys.stderr)
-                raise SystemExit(1)
-            row["seconds"][name] = seconds
+        # Round after round, every configuration once in each, forward then backward, so
+        # that neither what the process warms up on a new instance nor what the solve
+        # before leaves behind (the slowest configuration's) falls on one configuration
+        # each time: each has other neighbours from one round to the next.
+        times: dict[str, list[float]] = {name: [] for name in CONFIGS}
+        for round_ in range(repeat):
+            turn = list(CONFIGS.items())
+            for name, changes in turn if round_ % 2 == 0 else reversed(turn):
+                seconds, answer = time_solve(doc, 1, time_limit, configured(changes))
+                got = (answer["status"], answer["objective"])
+                if reference is None:
+                    reference = got
+                elif got != reference:
+                    print(f"mismatch on {family} seed {seed}: {name} gives {got}, the "
+                          f"shipped settings {reference}", file=sys.stderr)
+                    raise SystemExit(1)
+                times[name].append(seconds)
+        row["seconds"] = {name: statistics.median(spent) for name, spent in times.items()}
         row["status"] = reference[0] if reference else None
         rows.append(row)
     return {"meta": {"when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
@@ -142,7 +150,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"`python -m benchmarks.settings`, {meta['when']}, {meta['cpus']} CPUs (shared, "
         f"noisy), trample: {meta.get('trample_build', 'pure Python')}; "
         f"{meta['seeds']} seeds per family, median of {meta['repeat']} end-to-end "
-        "solves per instance (parsing included), summed over the family's instances. "
+        "solves per instance (parsing included; the configurations in turn, one solve "
+        "each per round, forward then backward), summed over the family's instances. "
         "Each column switches one setting off; the ratio is its time over the shipped "
         "settings' time in this run (above 1: the setting pays). Every configuration "
         "reached the same proved objective on every instance.",

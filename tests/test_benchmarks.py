@@ -391,6 +391,33 @@ def test_settings_time_every_solve_from_the_document(monkeypatch: pytest.MonkeyP
     assert events == ["forget", "solve"] * 3
 
 
+def test_settings_take_the_configurations_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The study times the configurations round after round, one solve each per round,
+    forward then backward (so that neither what the process warms up on a new instance
+    nor what the slowest configuration leaves behind falls on the same one each time),
+    and each configuration's time is the median of its rounds."""
+    from benchmarks import settings
+
+    calls: list[Any] = []
+    spent = iter(range(1, 1000))
+
+    def fake(doc: Any, repeat: int, time_limit: float,
+             chosen: Any = None) -> tuple[float, dict[str, Any]]:
+        assert repeat == 1
+        calls.append(chosen)
+        return float(next(spent)), {"status": "optimal", "objective": {"kills": 1}}
+
+    monkeypatch.setattr(settings, "time_solve", fake)
+    results = settings.run(["tokens"], 1, 3, True, 10.0)
+    configs = [settings.configured(c) for c in settings.CONFIGS.values()]
+    assert calls == configs + configs[::-1] + configs
+    width = len(configs)
+    seconds = results["rows"][0]["seconds"]
+    for k, name in enumerate(settings.CONFIGS):
+        # Its rounds took k + 1, 2w - k and 2w + k + 1: the median is the second.
+        assert seconds[name] == float(2 * width - k)
+
+
 def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str],
                                                       tmp_path: Path) -> None:
