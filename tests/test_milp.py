@@ -353,7 +353,8 @@ def test_the_backend_can_be_chosen_from_the_environment() -> None:
         assert done.stdout.strip() == expected
 
 
-SWARM = SearchSettings(milp_probe_pairs=1, milp_alike=0, threads=1, dynamic_program=False)
+SWARM = SearchSettings(milp_probe_pairs=1, milp_alike=0, milp_pack_share=0.0, threads=1,
+                       dynamic_program=False)
 """Every searched group taken for a token swarm's part: all of them in one HiGHS model."""
 
 
