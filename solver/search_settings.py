@@ -34,7 +34,7 @@ slower: on planeswalker pile-ups the greedy split leads the search astray)."""
 KILLS_FIRST = True
 """Whether a group whose first term to gain is ``kills`` is searched from a proved ceiling
 on it (:func:`trample.solver.kill_bound.kills_ceiling`) down: CP-SAT is asked for the
-best split that kills exactly that much, then one less (a few times) while that is
+best split that kills at least that much, then one less (a few times) while that is
 infeasible, before a search of the whole range below."""
 KILLS_DESCENT = 5
 """How many values of ``kills`` are tried from the ceiling down before the search of the
