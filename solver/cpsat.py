@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import pairwise
 from math import floor, inf, prod
-from typing import Literal
+from typing import Any, Literal
 
 from ortools.sat.python import cp_model
 
@@ -30,10 +30,12 @@ from trample.solver.objectives import (
     PLAIN_TERMS,
     Scoring,
     evaluate,
+    identical_creatures,
     own_creatures,
     own_players,
     scoring,
 )
+from trample.solver.rows import RowModel, Translation
 from trample.solver.rules import LegalSpace, Source
 from trample.solver.search_settings import SHIPPED, SearchSettings
 
@@ -176,7 +178,43 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     the blockers falls by a fifth). CP-SAT's short first try, without presolve, was
     measured to lose its way on some groups of shared blockers with them."""
     model = _Model()
+    x, expressions, lows, spans = _build(model, space, sources, terms, exclude, symmetry,
+                                         settings, ceiled)
+    return GroupModel(model, x, expressions, lows, spans)
 
+
+@dataclass(frozen=True, slots=True)
+class RowGroup:
+    """A group's model recorded as exact integer rows (:func:`build_rows`)."""
+
+    translation: Translation
+    index: dict[tuple[str, str], int]
+    """Each pair's variable."""
+    lows: list[int]
+    spans: list[int]
+    """Each term's range: its value lies in [low, low + span]."""
+
+
+def build_rows(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+               exclude: frozenset[str] = frozenset(), symmetry: bool | None = None,
+               settings: SearchSettings = SHIPPED, ceiled: bool = False) -> RowGroup:
+    """The model :func:`build_group` builds, by the same code, recorded as integer rows
+    (:class:`trample.solver.rows.RowModel`) without a CP-SAT model: what HiGHS solves."""
+    model = RowModel()
+    x, expressions, lows, spans = _build(model, space, sources, terms, exclude, symmetry,
+                                         settings, ceiled)
+    return RowGroup(model.translation(expressions), {p: v.index for p, v in x.items()},
+                    lows, spans)
+
+
+def _build(model: Any, space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+           exclude: frozenset[str], symmetry: bool | None, settings: SearchSettings,
+           ceiled: bool) -> tuple[dict[tuple[str, str], Any], list[Any], list[int],
+                                  list[int]]:
+    """Build the model of :func:`build_group` with ``model``'s calls (an OR-Tools
+    ``CpModel``, or a :class:`trample.solver.rows.RowModel` recording rows: ``Any``,
+    since both answer the same calls): the variables of the pairs, the terms'
+    expressions and their ranges."""
     # Variables: the amount each source assigns to each of its recipients.
     x: dict[tuple[str, str], cp_model.IntVar] = {}
     into: dict[str, list[cp_model.IntVar]] = {}
@@ -225,7 +263,8 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         key = (target, need, both)
         if key in reach:
             return reach[key]
-        lit = reach[key] = model.new_bool_var(f"reach[{target}]")
+        lit: cp_model.IntVar = model.new_bool_var(f"reach[{target}]")
+        reach[key] = lit
         total = sum(incoming)
         model.add(total >= need).only_enforce_if(lit)
         if both:
@@ -251,7 +290,7 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         if reached is True or not touches:
             lethal[creature] = reached
             return reached
-        lit = model.new_bool_var(f"lethal[{creature}]")
+        lit: cp_model.IntVar = model.new_bool_var(f"lethal[{creature}]")
         either = [*touches] if reached is False else [reached, *touches]
         model.add_bool_or(either).only_enforce_if(lit)
         if both:
@@ -312,7 +351,7 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                        if t in receivers and t not in exclude]
             expressions.append(sum(reached))
             spans.append(len(reached))
-    return GroupModel(model, x, expressions, lows, spans)
+    return x, expressions, lows, spans
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
@@ -683,47 +722,6 @@ class _Outcomes:
 
 def _nothing() -> Outcome:
     return Outcome()
-
-
-def identical_creatures(space: LegalSpace, sources: Sequence[Source]
-                        ) -> list[tuple[str, list[str]]]:
-    """Classes of interchangeable creatures among the recipients of ``sources`` (a group
-    closed under coupling), each with the first source that may assign to them.
-
-    Two creatures are interchangeable when the same sources may assign to them under the
-    same conditions, they gate the same recipients, need the same damage for lethal and are
-    worth the same to every term: exchanging every amount assigned to one with every
-    amount assigned to the other maps each legal assignment to a legal one of the same
-    objective. So some optimum assigns non-increasing amounts from the first source along
-    each class, and the search may require it.
-    """
-    score = scoring(space)
-    senders: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {}
-    gates: dict[str, list[tuple[str, str]]] = {}
-    for s in sources:
-        for r in s.recipients:
-            if r.kind == "creature":
-                senders.setdefault(r.id, []).append((s.id, r.requires_lethal,
-                                                     r.requires_loyalty))
-            for wall in r.requires_lethal:
-                gates.setdefault(wall, []).append((s.id, r.id))
-    classes: dict[tuple[object, ...], tuple[str, list[str]]] = {}
-    for creature, who in senders.items():
-        signature: tuple[object, ...] = (tuple(who), space.need[creature],
-                                         score.killable.get(creature),
-                                         tuple(gates.get(creature, ())))
-        if not score.plain:
-            # What dealt damage does may tell two creatures apart: the factors from each
-            # sender, and what decides their death.
-            c = space.combat.creature(creature)
-            candidate = score.candidates.get(creature)
-            mine = own_creatures(space).get(creature)  # survivals, under 702.22j-k
-            signature += (tuple(score.effects.factor(s, creature) for s, _, _ in who),
-                          None if candidate is None else candidate.value,
-                          None if mine is None else mine.value,
-                          c.toughness, c.damage, c.has(INDESTRUCTIBLE))
-        classes.setdefault(signature, (who[0][0], []))[1].append(creature)
-    return [(first, members) for first, members in classes.values() if len(members) > 1]
 
 
 def _bound(solver: cp_model.CpSolver, code: cp_model.CpSolverStatus, weights: list[int],

@@ -1,16 +1,18 @@
 """The same model of a group as CP-SAT's, solved as a MILP by HiGHS, lexicographically.
 
-The model is the one :func:`trample.solver.cpsat.build_group` builds, translated from its
-CpModelProto (so every constraint and term added there carries over): integer variables
-with their domains, linear constraints (an enforcement literal becomes a big-M from the
-variables' bounds, which are small: power and toughness), ``bool_or`` and ``bool_and``.
+The model is the one :func:`trample.solver.cpsat.build_group` builds, by the same code,
+recorded as integer rows (:func:`trample.solver.cpsat.build_rows`, so every constraint
+and term added there carries over): integer variables with their domains, linear
+constraints (an enforcement literal becomes a big-M from the variables' bounds, which are
+small: power and toughness), ``bool_or`` and ``bool_and``. :func:`translate` reads the
+same rows back from a CP-SAT model's proto (the tests check the two agree).
 
 HiGHS answers in floating point. Each term is divided by the gcd of its coefficients (a
 creature's value may be 2^40; blockers all worth that much make a term that counts
 them). The terms are maximized as one sum weighted in mixed radix when its range is
 small enough for HiGHS's floating point (:data:`MAX_RANGE`), else one term at a time,
 each fixed at its optimum before the next; a term or a row wider than that is not given
-to HiGHS at all. Each answer is rounded, checked against the CP-SAT model in exact
+to HiGHS at all. Each answer is rounded, checked against the rows in exact
 integer arithmetic, and its terms' values counted exactly. A stage is proved only when
 HiGHS's upper bound, floored, equals that value; any other outcome but a time limit gives
 up (``None``), and the caller solves the group with CP-SAT instead.
@@ -29,13 +31,12 @@ import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
 
 from trample.solver.assignment import Amounts
-from trample.solver.cpsat import GroupResult, build_group, weighted_bound_digits
+from trample.solver.cpsat import GroupResult, build_rows, weighted_bound_digits
 from trample.solver.objectives import evaluate
+from trample.solver.rows import INT64_MAX, INT64_MIN, Linear, Row, Translation, literal_form
 from trample.solver.rules import LegalSpace, Source
 from trample.solver.search_settings import SHIPPED, SearchSettings
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
 ABSOLUTE_GAP = 0.5
 """HiGHS may stop once its bound is within this of the value found: every term has
 integer coefficients, so a gap below 1 proves the floored bound."""
@@ -74,38 +75,6 @@ capped at a threshold keeps them: there, finding an assignment at the cap is the
 KINDS = ("linear", "bool_or", "bool_and", "at_most_one", "exactly_one")
 """The constraints of a CP-SAT model this translation knows (any other: CP-SAT solves)."""
 
-Linear = tuple[dict[int, int], int]
-"""An affine form: variable index -> coefficient, and a constant."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """``lo <= form <= hi`` when every literal of ``when`` is true (exact integers)."""
-
-    form: Linear
-    lo: int | None
-    hi: int | None
-    when: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Translation:
-    """A CP-SAT model as integer rows over its variables, with the terms' forms."""
-
-    lower: list[int]
-    upper: list[int]
-    rows: list[_Row]
-    terms: list[Linear | None]
-    """Each term's form; None for a term constant over the group."""
-    constants: list[int]
-
-
-def _literal(ref: int) -> Linear:
-    """A CP-SAT literal as an affine form of its variable (a negative reference is the
-    negation: 1 - b)."""
-    return ({ref: 1}, 0) if ref >= 0 else ({-ref - 1: -1}, 1)
-
-
 def translate(model: object, expressions: Sequence[object]) -> Translation | None:
     """The rows of ``model`` (a :class:`cp_model.CpModel`) and the forms of ``expressions``,
     or None when the model holds a constraint this translation does not know."""
@@ -120,7 +89,7 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
         return None  # a domain with holes
     lower = [domain[0] for domain in domains]
     upper = [domain[1] for domain in domains]
-    rows: list[_Row] = []
+    rows: list[Row] = []
     for ct in source.constraints:
         when = tuple(ct.enforcement_literal)
         # Most constraints are linear: that one is tested first and its fields read once.
@@ -134,19 +103,19 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
             if len(domain) != 2 or (form and min(form) < 0):
                 return None
             lo, hi = domain
-            rows.append(_Row((form, 0), None if lo <= INT64_MIN else lo,
+            rows.append(Row((form, 0), None if lo <= INT64_MIN else lo,
                              None if hi >= INT64_MAX else hi, when))
         elif kind == "bool_and":
-            rows.extend(_Row(_literal(ref), 1, None, when) for ref in ct.bool_and.literals)
+            rows.extend(Row(literal_form(ref), 1, None, when) for ref in ct.bool_and.literals)
         elif kind in KINDS:
-            forms = [_literal(ref) for ref in getattr(ct, kind).literals]
+            forms = [literal_form(ref) for ref in getattr(ct, kind).literals]
             total: dict[int, int] = {}
             for coefs, _ in forms:
                 for i, c in coefs.items():
                     total[i] = total.get(i, 0) + c
             lo, hi = {"bool_or": (1, None), "at_most_one": (None, 1),
                       "exactly_one": (1, 1)}[kind]
-            rows.append(_Row((total, sum(k for _, k in forms)), lo, hi, when))
+            rows.append(Row((total, sum(k for _, k in forms)), lo, hi, when))
         else:
             return None
     terms: list[Linear | None] = []
@@ -227,7 +196,7 @@ def holds(t: Translation, values: Sequence[int]) -> bool:
     if any(not lo <= v <= hi for lo, v, hi in zip(t.lower, values, t.upper, strict=True)):
         return False
     for row in t.rows:
-        if any(_value(_literal(ref), values) != 1 for ref in row.when):
+        if any(_value(literal_form(ref), values) != 1 for ref in row.when):
             continue
         v = _value(row.form, values)
         if (row.lo is not None and v < row.lo) or (row.hi is not None and v > row.hi):
@@ -250,7 +219,7 @@ def _big_m_rows(t: Translation) -> list[tuple[dict[int, float], float, float]]:
         off: dict[int, int] = {}
         off_k = 0
         for ref in row.when:
-            lit, lk = _literal(ref)
+            lit, lk = literal_form(ref)
             off_k += 1 - lk
             for i, c in lit.items():
                 off[i] = off.get(i, 0) - c
@@ -393,20 +362,18 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     # Without the orders on interchangeable creatures that help CP-SAT: HiGHS detects
     # the symmetry itself, and proves the benchmark families' groups 10 to 35% sooner
     # without them.
-    built = build_group(space, sources, terms, exclude, symmetry=False, settings=settings,
-                        ceiled=True)
-    t = translate(built.model, built.expressions)
-    if t is None:
-        return None
+    built = build_rows(space, sources, terms, exclude, symmetry=False, settings=settings,
+                       ceiled=True)
+    t = built.translation
     reduced = _reduce(t, built.lows, built.spans)
     if cap is not None:
         [term] = reduced
         if term.form is not None:
-            t.rows.append(_Row(term.form, None, (cap - term.constant) // term.unit, ()))
+            t.rows.append(Row(term.form, None, (cap - term.constant) // term.unit, ()))
     weighted = _weighted(reduced) if sum(r.form is not None for r in reduced) > 1 else None
     if weighted is None and any(r.span > MAX_RANGE for r in reduced):
         return None  # a term too wide for HiGHS's floating point: CP-SAT searches
-    x_index = {pair: var.index for pair, var in built.x.items()}
+    x_index = built.index
     # Capped, the search ends at the first assignment that reaches the cap: finding
     # one is the heuristics' work (without them, twice as long on a token swarm's part).
     h = _highs(t, heuristics=cap is not None)
@@ -517,10 +484,8 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
     are too large for it, :data:`MAX_RANGE`)."""
     if deadline is not None and deadline <= time.monotonic():
         return None
-    built = build_group(space, sources, [term], settings=settings, ceiled=True)
-    t = translate(built.model, built.expressions)
-    if t is None:
-        return None
+    built = build_rows(space, sources, [term], settings=settings, ceiled=True)
+    t = built.translation
     [reduced] = _reduce(t, built.lows, built.spans)
     form = reduced.form
     if form is None:

@@ -38,7 +38,7 @@ MODULES: tuple[str, ...] = (
     "trample.models.outcomes", "trample.models.reading", "trample.models.rule_index",
     "trample.solver.assignment", "trample.solver.cancel", "trample.solver.fastpath",
     "trample.solver.greedy", "trample.solver.kill_bound", "trample.solver.lone_groups",
-    "trample.solver.masks", "trample.solver.milp",
+    "trample.solver.masks", "trample.solver.milp", "trample.solver.rows",
     "trample.solver.objectives", "trample.solver.optimize", "trample.solver.rules",
     "trample.solver.search_settings", "trample.solver.validate",
 )

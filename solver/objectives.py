@@ -29,7 +29,7 @@ from trample.models.outcomes import (
     planeswalker_dies,
     player_loses,
 )
-from trample.solver.rules import LegalSpace, Side, mode_space, modes_of
+from trample.solver.rules import LegalSpace, Side, Source, mode_space, modes_of
 
 ASSIGNED_TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
                                    "player_damage", "planeswalker_damage", "battle_damage")
@@ -600,3 +600,44 @@ def _outcome_value(space: LegalSpace, score: OutcomeTables, out: Outcome, term: 
                            and planeswalker_dies(score.life[w], w, out))
     return total + sum(1 for b in out.defense_loss if b in counted and b not in exclude
                        and battle_dies(score.life[b], b, out))
+
+
+def identical_creatures(space: LegalSpace, sources: Sequence[Source]
+                        ) -> list[tuple[str, list[str]]]:
+    """Classes of interchangeable creatures among the recipients of ``sources`` (a group
+    closed under coupling), each with the first source that may assign to them.
+
+    Two creatures are interchangeable when the same sources may assign to them under the
+    same conditions, they gate the same recipients, need the same damage for lethal and are
+    worth the same to every term: exchanging every amount assigned to one with every
+    amount assigned to the other maps each legal assignment to a legal one of the same
+    objective. So some optimum assigns non-increasing amounts from the first source along
+    each class, and the search may require it.
+    """
+    score = scoring(space)
+    senders: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {}
+    gates: dict[str, list[tuple[str, str]]] = {}
+    for s in sources:
+        for r in s.recipients:
+            if r.kind == "creature":
+                senders.setdefault(r.id, []).append((s.id, r.requires_lethal,
+                                                     r.requires_loyalty))
+            for wall in r.requires_lethal:
+                gates.setdefault(wall, []).append((s.id, r.id))
+    classes: dict[tuple[object, ...], tuple[str, list[str]]] = {}
+    for creature, who in senders.items():
+        signature: tuple[object, ...] = (tuple(who), space.need[creature],
+                                         score.killable.get(creature),
+                                         tuple(gates.get(creature, ())))
+        if not score.plain:
+            # What dealt damage does may tell two creatures apart: the factors from each
+            # sender, and what decides their death.
+            c = space.combat.creature(creature)
+            candidate = score.candidates.get(creature)
+            mine = own_creatures(space).get(creature)  # survivals, under 702.22j-k
+            signature += (tuple(score.effects.factor(s, creature) for s, _, _ in who),
+                          None if candidate is None else candidate.value,
+                          None if mine is None else mine.value,
+                          c.toughness, c.damage, c.has(INDESTRUCTIBLE))
+        classes.setdefault(signature, (who[0][0], []))[1].append(creature)
+    return [(first, members) for first, members in classes.values() if len(members) > 1]

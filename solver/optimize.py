@@ -43,6 +43,7 @@ from trample.solver.objectives import (
     OUTCOME_THRESHOLD_TERMS,
     PLAIN_TERMS,
     evaluate,
+    identical_creatures,
     own_creatures,
     scoring,
 )
@@ -441,8 +442,6 @@ def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSetti
     sources = [s for part in group for s in part.sources]
     if sum(len(s.recipients) for s in sources) < settings.milp_probe_pairs:
         return False
-    from trample.solver.cpsat import identical_creatures
-
     alike = sum(len(members) for _, members in identical_creatures(space, sources))
     if alike < settings.milp_alike:
         return False

@@ -68,7 +68,7 @@ answer does not depend on the machine."""
 MILP_ALIKE = 6
 """Under ``"auto"``, a group of at least :data:`MILP_PROBE_PAIRS` pairs whose recipients
 hold at least this many interchangeable creatures (in classes of two or more,
-:func:`trample.solver.cpsat.identical_creatures`) goes to HiGHS at once: on token swarms
+:func:`trample.solver.objectives.identical_creatures`) goes to HiGHS at once: on token swarms
 CP-SAT's short try fails there, while shared blockers have a few such pairs at most.
 Measured on seeds the benchmark does not run: the token swarms' mid-sized parts hold 8 to
 30 such creatures, the parts of 30% shared blockers at 30 x 90 at most 4 (12 seeds each);

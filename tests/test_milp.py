@@ -28,7 +28,7 @@ from trample.solver.search_settings import SearchSettings
 from trample.solver.validate import violations
 
 import brute
-from strategies import combats, contests, token_swarms
+from strategies import combats, contests, pileups, token_swarms
 
 MILP = SearchSettings(backend="milp", dynamic_program=False)
 SIDES = st.sampled_from(["attackers", "blockers"])
@@ -426,3 +426,30 @@ def test_small_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # ty
     calls.clear()
     api.solve(copy.deepcopy(doc), settings=alone)
     assert calls[:3] == [3, 3, 3]  # another backend than "auto": each part alone
+
+
+@SMALL
+@given(doc=st.one_of(COMBATS, pileups()), side=SIDES, data=st.data())
+def test_rows_recorded_as_built_are_the_rows_read_back_from_cp_sat(
+        doc: dict, side: str, data: st.DataObject) -> None:
+    """HiGHS's rows are recorded while the group's model is built (`build_rows`), without
+    a CP-SAT model; they are the rows read back from the CP-SAT model that the same code
+    builds, row for row, with every term's form, for every term and both sides."""
+    from trample.solver import milp
+    from trample.solver.cpsat import build_group, build_rows
+
+    space = legal_space(Combat.from_json(doc), side)
+    sources = [s for s in space.sources if s.recipients]
+    if not sources:
+        return
+    pool = brute.TERMS if side == "attackers" else brute.BOTH_SIDES_TERMS
+    terms = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4, unique=True))
+    symmetry = data.draw(st.booleans())
+    ceiled = data.draw(st.booleans())
+    built = build_group(space, sources, terms, symmetry=symmetry, ceiled=ceiled)
+    read = milp.translate(built.model, built.expressions)
+    recorded = build_rows(space, sources, terms, symmetry=symmetry, ceiled=ceiled)
+    assert read is not None
+    assert recorded.translation == read
+    assert recorded.index == {pair: var.index for pair, var in built.x.items()}
+    assert (recorded.lows, recorded.spans) == (built.lows, built.spans)
