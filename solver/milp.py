@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import floor, gcd, inf
 from typing import Any
@@ -342,7 +342,7 @@ def _weighted(terms: list[_Term]) -> tuple[Linear, list[int]] | None:
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 deadline: float | None = None, exclude: frozenset[str] = frozenset(),
-                hint: Amounts | None = None, settings: SearchSettings = SHIPPED,
+                hint: Callable[[], Amounts] | None = None, settings: SearchSettings = SHIPPED,
                 cap: int | None = None) -> GroupResult | None:
     """Maximize ``terms`` lexicographically over the amounts of ``sources`` (as
     :func:`trample.solver.cpsat.solve_group`), by HiGHS: each term divided by the gcd of
@@ -354,7 +354,8 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     know, a number too large for its floating point (:data:`MAX_RANGE`, found before any
     run), an answer that fails the exact check, a bound that does not prove it): the
     caller then asks CP-SAT. A stage stopped by ``deadline`` ends the search with its best
-    checked assignment (or ``hint``) and the bound HiGHS proved (status ``feasible``).
+    checked assignment (or ``hint()``, a legal split asked for only then) and the bound
+    HiGHS proved (status ``feasible``).
     With ``cap`` (one term only), the term's value is held at most ``cap``: the optimum
     is then the least of the cap and the term's optimum, often proved at once.
     """
@@ -450,7 +451,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if best is not None:
         amounts = {pair: best[i] for pair, i in x_index.items()}
     elif bound is not None and hint is not None:
-        amounts = dict(hint)
+        amounts = dict(hint())
     elif bound is not None:
         return GroupResult("unknown", {}, time.monotonic() - started, runs,
                            (0,) * len(terms))

@@ -215,12 +215,22 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             exclude: frozenset[str], deadline: float | None,
             settings: SearchSettings = SHIPPED) -> GroupAnswer:
     sources = [s for part in group for s in part.sources]
-    start = greedy(space, sources)
+    kept: list[Amounts] = []
+
+    def start() -> Amounts:
+        """The greedy split (legal): CP-SAT's hint, the answer if no search can start,
+        and HiGHS's if its time runs out before it finds one. Made when first asked for:
+        HiGHS mostly proves its groups without it (on token swarms' parts the greedy
+        split was a twentieth of a solve)."""
+        if not kept:
+            kept.append(greedy(space, sources))
+        return kept[0]
+
     if (settings.cancel is not None and settings.cancel.is_set()) or \
             (deadline is not None and not _time_to_search(sources, deadline)):
         # Building the model alone would overrun the time limit: the greedy split, legal,
         # with the bound that needs no search.
-        return _unsearched_gap(space, sources, terms, exclude, start), start
+        return _unsearched_gap(space, sources, terms, exclude, start()), start()
     from trample.solver.cpsat import solve_group as cpsat  # OR-Tools loads only when needed
 
     result = None
@@ -230,7 +240,7 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         # A mid-sized group: CP-SAT for a short, fixed effort; HiGHS if that did not prove it.
         probe = replace(settings, quick_deterministic_time=settings.milp_probe_time,
                         second_try=False)
-        tried = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=probe)
+        tried = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=probe)
         if tried.status == "optimal":
             return None, tried.amounts
     if settings.backend == "milp" or (settings.backend == "auto"
@@ -239,7 +249,7 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
 
         result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)
     if result is None:
-        result = cpsat(space, sources, terms, deadline, exclude, hint=start, settings=settings)
+        result = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=settings)
     return (None if result.status == "optimal" else result.gap), result.amounts
 
 

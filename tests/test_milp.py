@@ -308,7 +308,7 @@ def test_timeout_answers_feasible_with_a_valid_bound() -> None:
     from trample.solver.greedy import greedy
 
     start = greedy(space, sources)
-    result = milp_group(space, sources, terms, deadline=0.0, hint=start)
+    result = milp_group(space, sources, terms, deadline=0.0, hint=lambda: start)
     assert result is not None
     assert result.status == "feasible"
     whole = {**start}
