@@ -33,10 +33,13 @@ from highspy import _core as highs  # the plain solver: highspy.Highs prints a b
 from trample.solver.assignment import Amounts
 from trample.solver.cpsat import GroupResult, build_rows, weighted_bound_digits
 from trample.solver.objectives import evaluate
-from trample.solver.rows import INT64_MAX, INT64_MIN, Linear, Row, Translation, literal_form
+from trample.solver.rows import Linear, Row, Translation, literal_form, literals_sum
 from trample.solver.rules import LegalSpace, Source
 from trample.solver.search_settings import SHIPPED, SearchSettings
 
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+"""The ends of a CP-SAT domain that stand for no bound (:func:`translate`)."""
 ABSOLUTE_GAP = 0.5
 """HiGHS may stop once its bound is within this of the value found: every term has
 integer coefficients, so a gap below 1 proves the floored bound."""
@@ -108,14 +111,9 @@ def translate(model: object, expressions: Sequence[object]) -> Translation | Non
         elif kind == "bool_and":
             rows.extend(Row(literal_form(ref), 1, None, when) for ref in ct.bool_and.literals)
         elif kind in KINDS:
-            forms = [literal_form(ref) for ref in getattr(ct, kind).literals]
-            total: dict[int, int] = {}
-            for coefs, _ in forms:
-                for i, c in coefs.items():
-                    total[i] = total.get(i, 0) + c
             lo, hi = {"bool_or": (1, None), "at_most_one": (None, 1),
                       "exactly_one": (1, 1)}[kind]
-            rows.append(Row((total, sum(k for _, k in forms)), lo, hi, when))
+            rows.append(Row(literals_sum(getattr(ct, kind).literals), lo, hi, when))
         else:
             return None
     terms: list[Linear | None] = []

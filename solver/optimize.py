@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import cache
 from itertools import product
 from math import comb
 from typing import Literal
@@ -215,16 +216,11 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             exclude: frozenset[str], deadline: float | None,
             settings: SearchSettings = SHIPPED) -> GroupAnswer:
     sources = [s for part in group for s in part.sources]
-    kept: list[Amounts] = []
-
-    def start() -> Amounts:
-        """The greedy split (legal): CP-SAT's hint, the answer if no search can start,
-        and HiGHS's if its time runs out before it finds one. Made when first asked for:
-        HiGHS mostly proves its groups without it (on token swarms' parts the greedy
-        split was a twentieth of a solve)."""
-        if not kept:
-            kept.append(greedy(space, sources))
-        return kept[0]
+    # The greedy split (legal): CP-SAT's hint, the answer if no search can start, and
+    # HiGHS's if its time runs out before it finds one. Made when first asked for: HiGHS
+    # mostly proves its groups without it (on token swarms' parts it was a twentieth of
+    # a solve).
+    start: Callable[[], Amounts] = cache(lambda: greedy(space, sources))
 
     if (settings.cancel is not None and settings.cancel.is_set()) or \
             (deadline is not None and not _time_to_search(sources, deadline)):

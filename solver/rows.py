@@ -16,9 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
-
 Linear = tuple[dict[int, int], int]
 """An affine form: variable index -> coefficient, and a constant."""
 
@@ -52,6 +49,18 @@ def literal_form(ref: int) -> Linear:
     """A literal as an affine form of its variable (a negative reference is the
     negation: 1 - b)."""
     return ({ref: 1}, 0) if ref >= 0 else ({-ref - 1: -1}, 1)
+
+
+def literals_sum(refs: Iterable[int]) -> Linear:
+    """The sum of literals as an affine form (a ``bool_or`` is this at least 1)."""
+    total: dict[int, int] = {}
+    constant = 0
+    for ref in refs:
+        coefs, k = literal_form(ref)
+        constant += k
+        for i, c in coefs.items():
+            total[i] = total.get(i, 0) + c
+    return total, constant
 
 
 class Expr:
@@ -190,14 +199,7 @@ class RowModel:
         return row
 
     def add_bool_or(self, literals: Iterable[Literal]) -> Recorded:
-        total: dict[int, int] = {}
-        constant = 0
-        for lit in literals:
-            coefs, k = literal_form(lit.ref)
-            constant += k
-            for i, c in coefs.items():
-                total[i] = total.get(i, 0) + c
-        row = Recorded((total, constant), 1, None)
+        row = Recorded(literals_sum(lit.ref for lit in literals), 1, None)
         self.recorded.append(row)
         return row
 
