@@ -81,13 +81,29 @@ def _solver() -> cp_model.CpSolver:
     return solver
 
 
+class Effort:
+    """What is left of a group's total effort (:attr:`SearchSettings.effort`, CP-SAT's
+    deterministic time), spent by each run of its search in turn."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: float) -> None:
+        self.left = left
+
+
+def _effort(settings: SearchSettings) -> Effort | None:
+    return None if settings.effort is None else Effort(settings.effort)
+
+
 def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
          best: Amounts | None, deadline: float | None,
-         settings: SearchSettings) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+         settings: SearchSettings, effort: Effort | None = None
+         ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """Solve ``model`` deterministically: one worker for a bounded effort (most models
     are proved there), then, if not proved, a portfolio of workers whose search is
-    interleaved in a fixed order. Only a wall-clock ``deadline`` can make the outcome
-    depend on the machine."""
+    interleaved in a fixed order. With ``effort``, each run ends at what is left of it
+    and spends it. Only a wall-clock ``deadline`` can make the outcome depend on the
+    machine."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
     solver = _solver()
     size = len(model.proto.variables)
@@ -109,6 +125,9 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         params.symmetry_level = symmetry_level
         params.max_deterministic_time = settings.quick_deterministic_time if phase == 1 \
             else inf
+        if effort is not None:
+            params.max_deterministic_time = min(params.max_deterministic_time,
+                                                max(effort.left, 0.0))
         params.max_time_in_seconds = inf if remaining is None else max(remaining, 0.001)
         model.clear_hints()  # type: ignore[no-untyped-call]
         if best is not None and (not quick or settings.hint_small_models):
@@ -123,6 +142,8 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
                     code = solver.solve(model)
             if not running:
                 break  # cancelled before this phase: the last phase's answer stands
+        if effort is not None:
+            effort.left -= solver.deterministic_time
         if code == cp_model.FEASIBLE:
             best = {pair: solver.value(var) for pair, var in x.items()}
         elif code != cp_model.UNKNOWN:
@@ -395,6 +416,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         weights.reverse()
         expressions = [sum(w * e for w, e in zip(weights, expressions, strict=True))]
     kills = _kills_start(space, sources, terms, built, settings)
+    effort = _effort(settings)
     # The stage that ranks splits by `kills` first: the weighted sum, or its own stage.
     kills_stage = -1 if kills is None else 0 if len(expressions) == 1 else kills[0]
 
@@ -417,9 +439,9 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         model.maximize(expression)
         if stage == kills_stage and kills is not None:
             code, solver, best = _kills_from_ceiling(model, x, best, deadline, settings,
-                                                     *kills[1:])
+                                                     *kills[1:], effort)
         else:
-            code, solver = _run(model, x, best, deadline, settings)
+            code, solver = _run(model, x, best, deadline, settings, effort)
         stages += 1
         if code == cp_model.OPTIMAL:
             best = {pair: solver.value(var) for pair, var in x.items()}
@@ -439,7 +461,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     if best is None and status == "optimal":
         # Every term is constant: any legal assignment is optimal.
         model.clear_objective()  # type: ignore[no-untyped-call]
-        code, solver = _run(model, x, None, deadline, settings)
+        code, solver = _run(model, x, None, deadline, settings, effort)
         if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             best = {pair: solver.value(var) for pair, var in x.items()}
         elif code == cp_model.UNKNOWN:
@@ -485,21 +507,21 @@ def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[s
 
 def _attempt(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
              kills: cp_model.LinearExprT, k: int, best: Amounts | None,
-             deadline: float | None,
-             settings: SearchSettings) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+             deadline: float | None, settings: SearchSettings, effort: Effort | None
+             ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """The best split of ``model`` (its objective) that kills at least ``k``: a copy of
     the model with that one constraint more (the same model whatever was tried before),
-    searched by one worker for the first try's effort."""
+    searched by one worker for the first try's effort (and within ``effort``)."""
     trial = _Model()
     trial.proto.copy_from(model.proto)
     trial.add(kills >= k)
-    return _run(trial, x, best, deadline, replace(settings, second_try=False))
+    return _run(trial, x, best, deadline, replace(settings, second_try=False), effort)
 
 
 def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
                         best: Amounts | None, deadline: float | None,
                         settings: SearchSettings, kills: cp_model.LinearExprT, low: int,
-                        ceiling: int
+                        ceiling: int, effort: Effort | None = None
                         ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver, Amounts | None]:
     """The stage that ranks splits by ``kills`` first (the model's objective), searched
     from ``ceiling`` (proved: no split kills more) down. The best split that kills at
@@ -518,7 +540,9 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
     follows)."""
     proved_below = ceiling  # every value above this is out of reach
     for k in range(ceiling, max(ceiling - settings.kills_descent, low - 1), -1):
-        code, solver = _attempt(model, x, kills, k, best, deadline, settings)
+        if effort is not None and effort.left <= 0:
+            break  # the group's effort is spent: k stays possible
+        code, solver = _attempt(model, x, kills, k, best, deadline, settings, effort)
         if code == cp_model.OPTIMAL:
             return code, solver, best
         if code == cp_model.FEASIBLE:  # a split at k, not proved best
@@ -527,7 +551,7 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
             break  # not settled (its effort, the clock or a cancel): k stays possible
         proved_below = k - 1
     model.add(kills <= proved_below)  # proved: no split kills more
-    code, solver = _run(model, x, best, deadline, settings)
+    code, solver = _run(model, x, best, deadline, settings, effort)
     return code, solver, best
 
 

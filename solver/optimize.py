@@ -235,7 +235,7 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             and not _token_swarm(space, group, settings):
         # A mid-sized group: CP-SAT for a short, fixed effort; HiGHS if that did not prove it.
         probe = replace(settings, quick_deterministic_time=settings.milp_probe_time,
-                        second_try=False)
+                        effort=settings.milp_probe_time, second_try=False)
         tried = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=probe)
         if tried.status == "optimal":
             return None, tried.amounts
