@@ -231,16 +231,24 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
 
     result = None
     pairs = sum(len(s.recipients) for s in sources)
-    if settings.backend == "auto" and settings.milp_probe_pairs <= pairs < settings.milp_pairs \
+    probe: SearchSettings | None = None
+    if settings.backend == "auto" and pairs < settings.milp_probe_pairs:
+        # A small group: CP-SAT's first try, within a small effort; past it, HiGHS (a few
+        # such groups keep CP-SAT searching for a second or more).
+        probe = replace(settings, effort=settings.milp_rescue_effort, second_try=False)
+    elif settings.backend == "auto" and pairs < settings.milp_pairs \
             and not _token_swarm(space, group, settings):
         # A mid-sized group: CP-SAT for a short, fixed effort; HiGHS if that did not prove it.
         probe = replace(settings, quick_deterministic_time=settings.milp_probe_time,
                         effort=settings.milp_probe_time, second_try=False)
+    if probe is not None:
         tried = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=probe)
         if tried.status == "optimal":
             return None, tried.amounts
-    if settings.backend == "milp" or (settings.backend == "auto"
-                                      and pairs >= settings.milp_probe_pairs):
+        if (settings.cancel is not None and settings.cancel.is_set()) or \
+                (deadline is not None and time.monotonic() >= deadline):
+            return tried.gap, tried.amounts  # stopped: the best split the try found
+    if settings.backend in ("milp", "auto"):
         from trample.solver.milp import solve_group as milp
 
         result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)

@@ -413,3 +413,54 @@ def test_only_token_swarms_groups_are_packed_into_one_search(family: str, attack
         assert len([i for i in shaped if i in large]) >= 2
         for unit in units:
             assert len([i for i in unit if i in large]) <= 1, unit
+
+
+# -- small groups CP-SAT does not prove at once ------------------------------------------------
+
+@SMALL
+@given(doc=st.one_of(contests(), token_swarms(), pileups()), side=SIDES)
+def test_small_groups_past_cp_sat_s_effort_go_to_highs_and_keep_the_optimum(doc: dict,
+                                                                            side: str) -> None:
+    """With no effort for CP-SAT's first try, every small group it searches is handed to
+    HiGHS (then to CP-SAT's full search if HiGHS cannot settle it): the optimum is still
+    the brute force's."""
+    from trample.solver import api
+
+    objective = ["kills"] if side == "blockers" else \
+        ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
+    settings = SearchSettings(milp_rescue_effort=0.0, threads=1)
+    result = api.solve(doc, side=side, objective=objective, settings=settings)
+    assert result["status"] == "optimal"
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, objective)
+
+
+def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Three tramplers behind the same three 1/5 walls: CP-SAT's first try proves the
+    group within the shipped effort, so HiGHS is not asked; with none, HiGHS answers the
+    same optimum."""
+    from trample.solver import api
+
+    attackers = [f"t{i}" for i in range(3)]
+    creatures: list[dict] = [
+        {"id": t, "controller": "a", "power": 8 + i, "toughness": 5,
+         "keywords": ["trample"], "attacking": "d"} for i, t in enumerate(attackers)]
+    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 5,
+                   "blocking": attackers} for j in range(3)]
+    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 30}],
+           "creatures": creatures}
+    asked: list[int] = []
+    real = milp.solve_group
+
+    def spy(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(len(sources))
+        return real(space, sources, *args, **kwargs)
+
+    monkeypatch.setattr(milp, "solve_group", spy)
+    shipped = api.solve(doc, settings=SearchSettings(threads=1))
+    assert shipped["status"] == "optimal" and not asked
+    api.forget_spaces()
+    rescued = api.solve(doc, settings=SearchSettings(milp_rescue_effort=0.0, threads=1))
+    assert asked == [3]
+    assert rescued["status"] == "optimal"
+    assert rescued["objective"] == shipped["objective"]
+    assert api.validate(doc, rescued["assignment"])["legal"]
