@@ -161,7 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline-limit", type=float, default=20.0,
                         help="each monolithic model's time limit, seconds (20)")
     parser.add_argument("--quick", action="store_true",
-                        help="10 attackers, one seed, one solve each (a smoke test)")
+                        help="10 attackers, one seed, one solve each, the monolithic "
+                             "models at most 5 s (a smoke test)")
     parser.add_argument("--out", type=Path,
                         help="directory for shares.md and shares.json (default: a new "
                              "scratch folder, printed)")
@@ -175,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--share must be between 0 and 1")
     if args.quick:
         args.attackers, args.seeds, args.repeat = 10, 1, 1
+        args.baseline_limit = min(args.baseline_limit, 5.0)
     results = run(args.family or list(FAMILIES), shares, args.seeds, args.attackers,
                   args.repeat, args.baseline_limit)
     out = output_folder(args.out, "shares")

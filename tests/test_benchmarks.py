@@ -366,6 +366,29 @@ def test_settings_quick_run(tmp_path: Path) -> None:
         f"trample: {results['meta']['trample_build']};" in table
 
 
+def test_shares_quick_run(tmp_path: Path) -> None:
+    """The study of heavier sharing: one instance, every method, the objectives agreed."""
+    run = subprocess.run([sys.executable, "-m", "benchmarks.shares", "--quick", "--family",
+                          "shared", "--share", "0.5", "--out", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((tmp_path / "shares.json").read_text(encoding="utf-8"))
+    [row] = results["rows"]
+    assert (row["family"], row["share"], row["attackers"]) == ("shared", 0.5, 10)
+    assert row["status"] == "optimal" and row["trample"] > 0
+    assert row["highs"]["status"] == "optimal" and row["cpsat"]["status"] == "optimal"
+    table = (tmp_path / "shares.md").read_text(encoding="utf-8")
+    assert "| shared-A10 | 50% |" in table and "| shared | 50% | 1 |" in table
+
+
+def test_shares_refuse_a_share_out_of_range(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "benchmarks.shares", "--share", "1.5",
+                          "--out", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "--share must be between 0 and 1" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 def test_settings_time_every_solve_from_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each timed solve of the settings study starts with the cache of recent documents
     emptied, as the benchmark's runs do: otherwise the first configuration of an instance

@@ -434,6 +434,7 @@ def test_small_groups_past_cp_sat_s_effort_go_to_highs_and_keep_the_optimum(doc:
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, objective)
 
 
+@pytest.mark.sources  # (spies on HiGHS's search, called from inside a compiled module)
 def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Three tramplers behind the same three 1/5 walls: CP-SAT's first try proves the
     group within the shipped effort, so HiGHS is not asked; with none, HiGHS answers the
