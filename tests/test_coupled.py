@@ -439,16 +439,11 @@ def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> N
     """Three tramplers behind the same three 1/5 walls: CP-SAT's first try proves the
     group within the shipped effort, so HiGHS is not asked; with none, HiGHS answers the
     same optimum."""
+    from test_search_limits import shared_blockers_combat
+
     from trample.solver import api
 
-    attackers = [f"t{i}" for i in range(3)]
-    creatures: list[dict] = [
-        {"id": t, "controller": "a", "power": 8 + i, "toughness": 5,
-         "keywords": ["trample"], "attacking": "d"} for i, t in enumerate(attackers)]
-    creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 5,
-                   "blocking": attackers} for j in range(3)]
-    doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 30}],
-           "creatures": creatures}
+    doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
     asked: list[int] = []
     real = milp.solve_group
 

@@ -35,16 +35,16 @@ from trample.solver.search_settings import SHIPPED, SearchSettings
 Doc = dict[str, Any]
 
 
-def shared_blockers_combat() -> Doc:
+def shared_blockers_combat(life: int = 9) -> Doc:
     """Three tramplers all blocked by the same three 1/5 walls: too many splits to look
-    at each, so CP-SAT searches it (in milliseconds)."""
+    at each, so CP-SAT searches it (in milliseconds); the defending player at ``life``."""
     attackers = [f"t{i}" for i in range(3)]
     creatures: list[Doc] = [
         {"id": t, "controller": "a", "power": 8 + i, "toughness": 5,
          "keywords": ["trample"], "attacking": "d"} for i, t in enumerate(attackers)]
     creatures += [{"id": f"w{j}", "controller": "d", "power": 1, "toughness": 5,
                    "blocking": attackers} for j in range(3)]
-    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": 9}],
+    return {"active_player": "a", "players": [{"id": "a"}, {"id": "d", "life": life}],
             "creatures": creatures}
 
 
