@@ -157,9 +157,17 @@ def _two_defenders(rng: random.Random, attackers: int, blockers: int, share: flo
         if blockable:
             by_defender[target].append(creature["id"])
     multi = round(share * blockers)
+    # A defender with three blockable attackers or more, else any with one (a few
+    # attackers, some unblockable, may leave none with three).
+    eligible = [d for d in defenders if len(by_defender[d]) >= 3] or \
+        [d for d in defenders if by_defender[d]]
+    if not eligible:
+        raise ValueError(f"none of the {attackers} attackers can be blocked: try "
+                         "another seed")
     for j in range(blockers):
-        controller = rng.choice([d for d in defenders if len(by_defender[d]) >= 3])
+        controller = rng.choice(eligible)
         k = rng.choice((2, 3)) if j < multi else 1
+        k = min(k, len(by_defender[controller]))
         creatures.append(blocker(j, controller, by_defender[controller], k))
     lives = [_player(d, rng.randint(20, 20 + life_per_attacker * attackers))
              for d in defenders]

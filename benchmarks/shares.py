@@ -69,7 +69,12 @@ def run(families: Sequence[str], shares: Sequence[float], seeds: int, attackers:
     jobs = [(f, share, SEED_BASE + k) for f in families for share in shares
             for k in range(seeds)]
     for family, share, seed in tqdm(jobs, desc="shares", unit="instance", file=sys.stderr):
-        doc = FAMILIES[family](attackers, 3 * attackers, share, seed)
+        try:
+            doc = FAMILIES[family](attackers, 3 * attackers, share, seed)
+        except ValueError as exc:  # a few attackers, all unblockable: nothing to measure
+            print(f"shares: {family} {share:.0%} seed {seed} left out: {exc}",
+                  file=sys.stderr)
+            continue
         space = legal_space(Combat.from_json(doc), "attackers")
         seconds, answer = time_solve(doc, repeat, 3600.0)
         row: dict[str, Any] = {"family": family, "share": share, "seed": seed,

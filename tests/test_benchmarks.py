@@ -381,6 +381,32 @@ def test_shares_quick_run(tmp_path: Path) -> None:
     assert "| shared-A10 | 50% |" in table and "| shared | 50% | 1 |" in table
 
 
+@pytest.mark.parametrize("family", ["shared_blockers", "token_swarm"])
+def test_two_defender_families_hold_at_any_size(family: str) -> None:
+    """Shared blockers and token swarms of a few attackers (some unblockable) are valid
+    combats whose blockers block only attackers of their controller, or are refused with
+    a ValueError when no attacker can be blocked; none crashes."""
+    from benchmarks import generators
+    from trample.models.combat import Combat
+
+    make = getattr(generators, family)
+    made = 0
+    for attackers in range(2, 13):
+        for seed in range(40):
+            try:
+                doc = make(attackers, 3 * attackers, 0.5, seed)
+            except ValueError as exc:
+                assert "can be blocked" in str(exc)
+                continue
+            Combat.from_json(doc)
+            target = {c["id"]: c["attacking"] for c in doc["creatures"] if "attacking" in c}
+            for c in doc["creatures"]:
+                for a in c.get("blocking", ()):
+                    assert target[a] == c["controller"], (c["id"], a)
+            made += 1
+    assert made > 400
+
+
 def test_shares_refuse_a_share_out_of_range(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "benchmarks.shares", "--share", "1.5",
                           "--out", str(tmp_path)],
