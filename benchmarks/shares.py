@@ -33,7 +33,7 @@ from benchmarks.output import output_folder
 from benchmarks.settings import time_solve
 from trample.models.combat import Combat
 from trample.solver import native
-from trample.solver.assignment import parse_assignment
+from trample.solver.assignment import Amounts, parse_assignment
 from trample.solver.objectives import ASSIGNED_TERMS, evaluate
 from trample.solver.rules import LegalSpace, legal_space
 
@@ -56,6 +56,14 @@ def _baseline(name: str, model: Callable[[LegalSpace, Sequence[str], float], Out
     outcome = model(legal_space(Combat.from_json(doc), "attackers"), ASSIGNED_TERMS, limit)
     return {"name": name, "seconds": time.perf_counter() - started,
             "status": outcome.status, "amounts": outcome.amounts}
+
+
+def _assessed(space: LegalSpace, amounts: Amounts) -> tuple[int, ...]:
+    """A split's value on the assigned-damage terms, on which the benchmark assesses every
+    method (trample maximizes its default objective, whose terms equal these up to
+    constants)."""
+    got = evaluate(space, amounts, ASSIGNED_TERMS)
+    return tuple(got[t] for t in ASSIGNED_TERMS)
 
 
 def run(families: Sequence[str], shares: Sequence[float], seeds: int, attackers: int,
@@ -82,17 +90,13 @@ def run(families: Sequence[str], shares: Sequence[float], seeds: int, attackers:
                                "status": answer["status"]}
         proved: dict[str, tuple[int, ...]] = {}
         if answer["status"] == "optimal":
-            # trample maximizes its default objective, whose terms equal these up to
-            # constants (the benchmark assesses every method on these, as here).
-            got = evaluate(space, parse_assignment(space.combat, answer["assignment"]),
-                           ASSIGNED_TERMS)
-            proved["trample"] = tuple(got[t] for t in ASSIGNED_TERMS)
+            proved["trample"] = _assessed(space, parse_assignment(space.combat,
+                                                               answer["assignment"]))
         for peer in (_baseline("highs", monolithic_milp, doc, baseline_limit),
                      _baseline("cpsat", monolithic_cpsat, doc, baseline_limit)):
             row[peer["name"]] = {"seconds": peer["seconds"], "status": peer["status"]}
             if peer["status"] == "optimal" and peer["amounts"] is not None:
-                got = evaluate(space, peer["amounts"], ASSIGNED_TERMS)
-                proved[peer["name"]] = tuple(got[t] for t in ASSIGNED_TERMS)
+                proved[peer["name"]] = _assessed(space, peer["amounts"])
         if len(set(proved.values())) > 1:
             print(f"mismatch on {family} {share:.0%} seed {seed}: {proved}", file=sys.stderr)
             raise SystemExit(1)

@@ -148,7 +148,7 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
             best = {pair: solver.value(var) for pair, var in x.items()}
         elif code != cp_model.UNKNOWN:
             break  # OPTIMAL, or a status the caller reports as a failure
-        if settings.cancel is not None and settings.cancel.is_set():
+        if settings.cancelled():
             break
     return code, solver
 
@@ -432,7 +432,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
             proved.append(expression)
             continue  # constant over this group: nothing to choose
         remaining = None if deadline is None else deadline - time.monotonic()
-        stopped = settings.cancel is not None and settings.cancel.is_set()
+        stopped = settings.cancelled()
         if (stopped or (remaining is not None and remaining <= 0)) and best is not None:
             status = "feasible"
             break

@@ -222,8 +222,8 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     # a solve).
     start: Callable[[], Amounts] = cache(lambda: greedy(space, sources))
 
-    if (settings.cancel is not None and settings.cancel.is_set()) or \
-            (deadline is not None and not _time_to_search(sources, deadline)):
+    if settings.cancelled() or (deadline is not None and not _time_to_search(sources,
+                                                                              deadline)):
         # Building the model alone would overrun the time limit: the greedy split, legal,
         # with the bound that needs no search.
         return _unsearched_gap(space, sources, terms, exclude, start()), start()
@@ -231,22 +231,21 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
 
     result = None
     pairs = sum(len(s.recipients) for s in sources)
-    probe: SearchSettings | None = None
+    # CP-SAT's first try, for a fixed effort in all its runs; HiGHS if that did not prove
+    # the group. A small group gets a small effort (a few such groups keep CP-SAT
+    # searching for a second or more), a mid-sized one a short one.
+    effort: float | None = None
     if settings.backend == "auto" and pairs < settings.milp_probe_pairs:
-        # A small group: CP-SAT's first try, within a small effort; past it, HiGHS (a few
-        # such groups keep CP-SAT searching for a second or more).
-        probe = replace(settings, effort=settings.milp_rescue_effort, second_try=False)
+        effort = settings.milp_rescue_effort
     elif settings.backend == "auto" and pairs < settings.milp_pairs \
             and not _token_swarm(space, group, settings):
-        # A mid-sized group: CP-SAT for a short, fixed effort; HiGHS if that did not prove it.
-        probe = replace(settings, quick_deterministic_time=settings.milp_probe_time,
-                        effort=settings.milp_probe_time, second_try=False)
-    if probe is not None:
+        effort = settings.milp_probe_time
+    if effort is not None:
+        probe = replace(settings, effort=effort, second_try=False)
         tried = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=probe)
         if tried.status == "optimal":
             return None, tried.amounts
-        if (settings.cancel is not None and settings.cancel.is_set()) or \
-                (deadline is not None and time.monotonic() >= deadline):
+        if settings.cancelled() or (deadline is not None and time.monotonic() >= deadline):
             return tried.gap, tried.amounts  # stopped: the best split the try found
     if settings.backend in ("milp", "auto"):
         from trample.solver.milp import solve_group as milp

@@ -163,6 +163,10 @@ class SearchSettings:
     """Set from another thread to stop the search (``serve``'s ``$/cancelRequest``): it
     answers the best split found so far, at worst the greedy one."""
 
+    def cancelled(self) -> bool:
+        """Whether :attr:`cancel` is set."""
+        return self.cancel is not None and self.cancel.is_set()
+
 
 BACKEND_VARIABLE = "TRAMPLE_BACKEND"
 """An environment variable that chooses the backend of every search in the process:
