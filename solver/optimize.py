@@ -238,7 +238,8 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     if settings.backend == "auto" and pairs < settings.milp_probe_pairs:
         effort = settings.milp_rescue_effort
     elif settings.backend == "auto" and pairs < settings.milp_pairs \
-            and not _token_swarm(space, group, settings):
+            and not _token_swarm(space, group, settings) \
+            and not _widely_shared(space, sources, settings):
         effort = settings.milp_probe_time
     if effort is not None:
         probe = replace(settings, effort=effort, second_try=False)
@@ -462,6 +463,18 @@ def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSetti
         return True
     creatures = {r.id for s in sources for r in s.recipients if r.kind == "creature"}
     return alike >= settings.milp_pack_share * len(creatures)
+
+
+def _widely_shared(space: LegalSpace, sources: Sequence[Source],
+                   settings: SearchSettings) -> bool:
+    """Whether at least :attr:`~SearchSettings.milp_shared` of the creatures ``sources``
+    assign to are blocking two or more of them (all of whose senders are in ``sources``:
+    a group is closed under coupling). CP-SAT's short try mostly fails on such groups,
+    which HiGHS proves sooner."""
+    senders = space.senders
+    shared = {r.id for s in sources for r in s.recipients
+              if r.kind == "creature" and len(senders[r.id]) > 1}
+    return len(shared) >= settings.milp_shared
 
 
 def _search_together(space: LegalSpace, groups: Sequence[Sequence[Part]],

@@ -91,6 +91,17 @@ at 6 instead of 10, the parts with 8 or 9 go to HiGHS without the try (one of th
 ms of CPU with the try, of which the try was 15), which made token swarms of 30 x 90 and
 100 x 300 and 30% shared at 100 x 300 4%, 8% and 7% sooner in all, the 400 x 1,200 sizes
 within 2%."""
+MILP_SHARED = 25
+"""Under ``"auto"``, a group of at least :data:`MILP_PROBE_PAIRS` pairs in which at least
+this many creatures are blocking two or more of its sources goes to HiGHS at once, as a
+token swarm's does (:data:`MILP_ALIKE`). Measured on the 48 groups of 60 to 149 pairs,
+not token swarms' (those go to HiGHS already), of shared blockers and token swarms of
+30 x 90 with 30%, 50% and 70% shared (seeds 0-3 and 7000-7002, in-process): of the 27
+with 25 or more such creatures, CP-SAT's short try failed on 18, each failure costing 16
+to 21 ms before HiGHS proved the group in 3 to 30 ms (93 and 264 ms on two), and proved
+9 in 3 to 13 ms where HiGHS takes 3 to 20; 956 ms in all with the try, 626 without. Of
+the 21 with fewer, it failed on 2; the benchmark's 30% shared at 30 x 90 hold 10 to 20
+such creatures per group."""
 MILP_PACK_SHARE = 0.2
 """Under ``"auto"``, such groups (:data:`MILP_ALIKE`) are searched together in one HiGHS
 model only when the interchangeable creatures are at least this share of the creatures
@@ -141,6 +152,10 @@ class SearchSettings:
     milp_alike: int = MILP_ALIKE
     """Under ``"auto"``, the fewest interchangeable recipients that send a group of at
     least :attr:`milp_probe_pairs` pairs to HiGHS without the short CP-SAT try."""
+    milp_shared: int = MILP_SHARED
+    """Under ``"auto"``, the fewest creatures blocking two or more of a group's sources
+    that send a group of at least :attr:`milp_probe_pairs` pairs to HiGHS without the
+    short CP-SAT try."""
     milp_pack_share: float = MILP_PACK_SHARE
     """Under ``"auto"``, the least share of interchangeable creatures among a group's for
     it to be searched together with the other such groups."""

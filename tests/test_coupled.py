@@ -460,3 +460,49 @@ def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> N
     assert rescued["status"] == "optimal"
     assert rescued["objective"] == shipped["objective"]
     assert api.validate(doc, rescued["assignment"])["legal"]
+
+
+# -- mid-sized groups of many shared blockers ---------------------------------------------
+
+@SMALL
+@given(doc=st.one_of(contests(), token_swarms(), pileups()), side=SIDES)
+def test_widely_shared_groups_go_to_highs_and_keep_the_optimum(doc: dict, side: str) -> None:
+    """Every group with a creature blocking two of its sources sent to HiGHS without
+    CP-SAT's short try: the optimum is still the brute force's."""
+    from trample.solver import api
+
+    objective = ["kills"] if side == "blockers" else \
+        ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
+    settings = SearchSettings(milp_probe_pairs=1, milp_shared=1, threads=1)
+    result = api.solve(doc, side=side, objective=objective, settings=settings)
+    assert result["status"] == "optimal"
+    assert tuple(result["objective"].values()) == brute.optimum(doc, side, objective)
+
+
+def test_a_group_of_enough_shared_blockers_skips_cp_sat_s_short_try(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Three tramplers behind the same three walls, searched as a mid-sized group: with
+    three shared creatures or fewer needed, HiGHS proves it and CP-SAT is not asked; with
+    four, CP-SAT's short try comes first. Both answer the same optimum, legal."""
+    from test_search_limits import shared_blockers_combat
+
+    from trample.solver import api, cpsat
+
+    doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
+    efforts: list[float | None] = []
+    real = cpsat.solve_group
+
+    def spy(*args, settings, **kwargs):  # type: ignore[no-untyped-def]
+        efforts.append(settings.effort)
+        return real(*args, settings=settings, **kwargs)
+
+    monkeypatch.setattr(cpsat, "solve_group", spy)
+    answers = {}
+    for shared in (3, 4):
+        efforts.clear()
+        api.forget_spaces()
+        settings = SearchSettings(milp_probe_pairs=1, milp_shared=shared, threads=1)
+        answers[shared] = api.solve(doc, settings=settings)
+        assert efforts == ([] if shared == 3 else [settings.milp_probe_time]), shared
+        assert answers[shared]["status"] == "optimal"
+        assert api.validate(doc, answers[shared]["assignment"])["legal"]
+    assert answers[3]["objective"] == answers[4]["objective"]
