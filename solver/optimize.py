@@ -214,7 +214,7 @@ def _without_search(space: LegalSpace, group: Sequence[Part], terms: Sequence[st
 
 def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             exclude: frozenset[str], deadline: float | None,
-            settings: SearchSettings = SHIPPED) -> GroupAnswer:
+            settings: SearchSettings = SHIPPED, unsure: bool = False) -> GroupAnswer:
     sources = [s for part in group for s in part.sources]
     # The greedy split (legal): CP-SAT's hint, the answer if no search can start, and
     # HiGHS's if its time runs out before it finds one. Made when first asked for: HiGHS
@@ -233,11 +233,13 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
     pairs = sum(len(s.recipients) for s in sources)
     # CP-SAT's first try, for a fixed effort in all its runs; HiGHS if that did not prove
     # the group. A small group gets a small effort (a few such groups keep CP-SAT
-    # searching for a second or more), a mid-sized one a short one.
+    # searching for a second or more), a mid-sized one a short one, unless the try mostly
+    # fails on its kind (a token swarm's, many shared blockers, a contested target that
+    # may be out of reach: proving that is where HiGHS's linear relaxation pays).
     effort: float | None = None
     if settings.backend == "auto" and pairs < settings.milp_probe_pairs:
         effort = settings.milp_rescue_effort
-    elif settings.backend == "auto" and pairs < settings.milp_pairs \
+    elif settings.backend == "auto" and pairs < settings.milp_pairs and not unsure \
             and not _token_swarm(space, group, settings) \
             and not _widely_shared(space, sources, settings):
         effort = settings.milp_probe_time
@@ -366,15 +368,19 @@ def _executor(size: int) -> ThreadPoolExecutor:
 def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Sequence[str],
                  exclude: frozenset[str], deadline: float | None,
                  settings: SearchSettings = SHIPPED,
-                 excludes: Sequence[frozenset[str]] | None = None) -> list[GroupAnswer]:
+                 excludes: Sequence[frozenset[str]] | None = None,
+                 unsure: Sequence[bool] | None = None) -> list[GroupAnswer]:
     """The best assignment found for each of ``groups`` (independent of each other), by
     the cheapest exact method that applies to each. Those that need a search run on a
     thread each, up to :func:`threads` at once: CP-SAT releases the interpreter while it
     searches. Each search is deterministic on its own, so the answers do not depend on
     how the threads interleave. ``excludes``, when given, holds each group's own targets
     left out of the threshold terms instead of ``exclude`` (only groups of the same are
-    searched as one model)."""
+    searched as one model). ``unsure``, when given, marks the groups that count a
+    contested target no split is known to reach: a mid-sized one goes to HiGHS without
+    CP-SAT's short try (:func:`_search`)."""
     own = list(excludes) if excludes is not None else [exclude] * len(groups)
+    hard_to_prove = list(unsure) if unsure is not None else [False] * len(groups)
     answers: list[GroupAnswer | None] = []
     hard: list[int] = []
     for i, group in enumerate(groups):
@@ -388,12 +394,14 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
     size = threads(settings) if len(units) > 1 else 1
     if size == 1:
         searched = [_search_together(space, groups, unit, terms, own[unit[0]], deadline,
-                                     settings) for unit in units]
+                                     settings, any(hard_to_prove[i] for i in unit))
+                    for unit in units]
     else:
         scoring(space)  # shared by every search: computed once, before the threads start
         pool = _executor(size)
         futures = [pool.submit(_search_together, space, groups, unit, terms, own[unit[0]],
-                               deadline, settings) for unit in units]
+                               deadline, settings, any(hard_to_prove[i] for i in unit))
+                   for unit in units]
         searched = [future.result() for future in futures]
     for unit, unit_answers in zip(units, searched, strict=True):
         for i, answer in zip(unit, unit_answers, strict=True):
@@ -479,16 +487,17 @@ def _widely_shared(space: LegalSpace, sources: Sequence[Source],
 
 def _search_together(space: LegalSpace, groups: Sequence[Sequence[Part]],
                      unit: Sequence[int], terms: Sequence[str], exclude: frozenset[str],
-                     deadline: float | None, settings: SearchSettings) -> list[GroupAnswer]:
+                     deadline: float | None, settings: SearchSettings,
+                     unsure: bool = False) -> list[GroupAnswer]:
     """The groups of ``unit`` (indices in ``groups``) searched as one group (:func:`_search`
     of all their parts). The groups are independent, so the model's terms are the sums of
     theirs and its lexicographic optimum is each group at its own: the greatest sum of
     the first term is each group at its greatest, held there the same goes for the next
     term. Not proved, the whole gap is counted on the first group (gaps only add up)."""
     if len(unit) == 1:
-        return [_search(space, groups[unit[0]], terms, exclude, deadline, settings)]
+        return [_search(space, groups[unit[0]], terms, exclude, deadline, settings, unsure)]
     union = [part for i in unit for part in groups[i]]
-    gap, found = _search(space, union, terms, exclude, deadline, settings)
+    gap, found = _search(space, union, terms, exclude, deadline, settings, unsure)
     answers: list[GroupAnswer] = []
     for k, i in enumerate(unit):
         ids = {s.id for part in groups[i] for s in part.sources}
@@ -669,7 +678,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
     # once: their parts alone would most likely be searched again together (on a token
     # swarm of 100 x 300, a 230-pair part searched alone, then bounded, then again with
     # its group: half the time).
-    early = _early_groups(space, terms, disputed, settings)
+    early, witnessed = _early_groups(space, terms, disputed, settings)
     inside = {i for indices in early for i in indices}
     alone = [i for i in range(len(parts)) if i not in inside]
     # The parts alone (their contested targets left out) and the early groups (counting
@@ -678,7 +687,8 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
     together_first = solve_groups(
         space, [[parts[i]] for i in alone] + [[parts[i] for i in indices] for indices in early],
         terms, exclude, deadline, settings,
-        [exclude] * len(alone) + [frozenset()] * len(early))
+        [exclude] * len(alone) + [frozenset()] * len(early),
+        [False] * len(alone) + [not w for w in witnessed])
     answers, solved_early = together_first[:len(alone)], together_first[len(alone):]
     gaps: list[tuple[int, ...] | None] = [None] * len(parts)
     pieces: list[Amounts] = [{} for _ in parts]
@@ -810,14 +820,17 @@ def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int
 
 def _early_groups(space: LegalSpace, terms: Sequence[str],
                   disputed: dict[str, tuple[int, ...]],
-                  settings: SearchSettings = SHIPPED) -> list[list[int]]:
+                  settings: SearchSettings = SHIPPED) -> tuple[list[list[int]], list[bool]]:
     """The groups of parts (indices in ``space.parts``) with a contested target (of
     ``disputed``, not counted by an outcome term) that a greedy split of its parts shows
-    reachable (:func:`_reaches`): searched as one group at once, not each part alone
-    first and then again together. Whether a group is taken does not change the answer's
-    exactness (the group's search is exact either way), only which search runs."""
+    reachable (:func:`_reaches`), or that the legal ceilings do not show out of reach
+    when one searched part holds nearly all the group (:func:`_one_part_searched`):
+    searched as one group at once, not each part alone first and then again together.
+    With them, whether each was shown reachable. Whether a group is taken does not
+    change the answer's exactness (the group's search is exact either way), only which
+    search runs."""
     if not disputed:
-        return []
+        return [], []
     need = _thresholds(space, terms)
     by_outcome = _outcome_counted(space, terms)
     parts = space.parts
@@ -830,6 +843,7 @@ def _early_groups(space: LegalSpace, terms: Sequence[str],
 
     position = {id(p): i for i, p in enumerate(parts)}
     early: list[list[int]] = []
+    witnessed: list[bool] = []
     for group_parts in groups(space, terms):
         indices = [position[id(p)] for p in group_parts]
         if len(indices) < 2 or (settings.dynamic_program
@@ -839,7 +853,25 @@ def _early_groups(space: LegalSpace, terms: Sequence[str],
         if any(t not in by_outcome and _reaches(space, [parts[i] for i in disputed[t]], t,
                                                 need[t], rest) for t in touched):
             early.append(indices)
-    return early
+            witnessed.append(True)
+        elif _one_part_searched(group_parts, settings) and any(
+                t not in by_outcome and need[t] <= most_to(
+                    space, [s for i in disputed[t] for s in parts[i].sources], t)
+                for t in touched):
+            early.append(indices)
+            witnessed.append(False)
+    return early, witnessed
+
+
+def _one_part_searched(group: Sequence[Part], settings: SearchSettings) -> bool:
+    """Whether one part of ``group`` holds nearly all its pairs (the others together at
+    most :attr:`~SearchSettings.early_rest` of it) and is large enough to be searched
+    (:attr:`~SearchSettings.milp_probe_pairs`). Searched alone first, such a part is
+    searched again with the others whenever their contested target proves reachable;
+    searched with them at once, it is searched once, for about the same work."""
+    sizes = sorted(sum(len(s.recipients) for s in part.sources) for part in group)
+    return sizes[-1] >= settings.milp_probe_pairs and \
+        sum(sizes[:-1]) <= settings.early_rest * sizes[-1]
 
 
 def _outcome_counted(space: LegalSpace, terms: Sequence[str]) -> set[str]:

@@ -102,6 +102,14 @@ to 21 ms before HiGHS proved the group in 3 to 30 ms (93 and 264 ms on two), and
 9 in 3 to 13 ms where HiGHS takes 3 to 20; 956 ms in all with the try, 626 without. Of
 the 21 with fewer, it failed on 2; the benchmark's 30% shared at 30 x 90 hold 10 to 20
 such creatures per group."""
+EARLY_REST = 0.1
+"""A group of parts coupled by a contested target (a player or permanent whose threshold
+a term counts), whose largest part is searched (:data:`MILP_PROBE_PAIRS` pairs or more)
+and the others together hold at most this share of its pairs, is searched as one group
+counting the target at once, unless the legal ceilings show the target out of reach.
+Searched alone first, with the target left out, the large part is searched again with
+the others once the target proves reachable: three searches (alone, the exact bound,
+together) where one does."""
 MILP_PACK_SHARE = 0.2
 """Under ``"auto"``, such groups (:data:`MILP_ALIKE`) are searched together in one HiGHS
 model only when the interchangeable creatures are at least this share of the creatures
@@ -165,6 +173,10 @@ class SearchSettings:
     own :attr:`quick_deterministic_time`."""
     second_try: bool = True
     """Whether CP-SAT follows an unproved first try with the portfolio."""
+    early_rest: float = EARLY_REST
+    """A group with a contested target that the legal ceilings do not rule out, one of
+    whose parts is searched and holds all but this share of its pairs, is searched as one
+    group at once (:data:`EARLY_REST`)."""
     kills_first: bool = KILLS_FIRST
     """Whether a group is searched from a ceiling on ``kills`` down (:data:`KILLS_FIRST`)."""
     kills_descent: int = KILLS_DESCENT

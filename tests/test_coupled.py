@@ -242,13 +242,13 @@ def test_the_translation_reads_the_same_model_either_way(doc: dict, side: str,
     assert milp._parsed(built.model) is not None or not hasattr(os, "memfd_create")
 
 
-def _walled(life: int) -> dict:
+def _walled(life: int, power: int = 5) -> dict:
     """Two tramplers of power 5 on a player, each behind a 0/2 and a 2/2 of its own and
     sharing a 0/3, a trampler of power 2 unblocked, and a 3/3 held by a 0/4: each of the
     two can pass at most 1 (5 less its own blockers' 4), never both (the 0/3 needs 3 of
     the 2 they have left), so the player can get at most 2 + 1 = 3 of their 12 power.
     """
-    creatures = [{"id": f"a{i}", "controller": "a", "power": 5, "toughness": 5,
+    creatures = [{"id": f"a{i}", "controller": "a", "power": power, "toughness": 5,
                   "keywords": ["trample"], "attacking": "d"} for i in range(2)]
     for i in range(2):
         creatures.append({"id": f"w{i}", "controller": "d", "power": 0, "toughness": 2,
@@ -373,7 +373,7 @@ def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
         doc = _walled(life)
         space = legal_space(Combat.from_json(doc), "attackers")
         disputed = optimize.contested(space, terms)
-        found = optimize._early_groups(space, terms, disputed)
+        found, _ = optimize._early_groups(space, terms, disputed)
         if early:
             [group] = found
             assert set(group) == {i for members in disputed.values() for i in members}
@@ -506,3 +506,76 @@ def test_a_group_of_enough_shared_blockers_skips_cp_sat_s_short_try(monkeypatch)
         assert answers[shared]["status"] == "optimal"
         assert api.validate(doc, answers[shared]["assignment"])["legal"]
     assert answers[3]["objective"] == answers[4]["objective"]
+
+
+# -- groups searched at once on the legal ceilings' word ----------------------------------
+
+@SMALL
+@given(doc=st.one_of(contests(), token_swarms(), pileups()))
+def test_groups_taken_at_once_on_the_ceilings_keep_the_optimum(doc: dict) -> None:
+    """Every group with a contested target the legal ceilings do not rule out searched at
+    once, counting it, by HiGHS when no split is known to reach it: the optimum is still
+    the brute force's."""
+    from trample.solver import api
+
+    terms = ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
+    settings = SearchSettings(milp_probe_pairs=1, early_rest=10.0, threads=1)
+    result = api.solve(doc, side="attackers", objective=terms, settings=settings)
+    assert result["status"] == "optimal"
+    assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+
+
+def test_a_group_of_one_searched_part_is_searched_at_once_unless_out_of_reach(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The two walled tramplers of power 6 (8 pairs, too many splits to look at each) and
+    the unblocked one (1 pair) on the player: the ceilings (2 + 2 + 2) rule out life 7
+    only. At life 3 the greedy split reaches it; at 4 (reachable) and 5 (not) no split is
+    known to, and the group is taken all the same, since its one large part holds all but
+    an eighth of its pairs, and HiGHS searches it without CP-SAT's short try; with no
+    share left to the other parts, only the group the greedy split shows is taken. Every
+    answer is the brute force's optimum."""
+    from dataclasses import replace
+
+    from trample.solver import api, cpsat, milp, optimize
+
+    efforts: list[float | None] = []
+    real = cpsat.solve_group
+
+    def spy(*args, settings, **kwargs):  # type: ignore[no-untyped-def]
+        efforts.append(settings.effort)
+        return real(*args, settings=settings, **kwargs)
+
+    rows: list[int] = []
+    real_rows = milp.build_rows
+
+    def rows_spy(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        rows.append(len(sources))
+        return real_rows(space, sources, *args, **kwargs)
+
+    monkeypatch.setattr(cpsat, "solve_group", spy)
+    monkeypatch.setattr(milp, "build_rows", rows_spy)
+    terms = ["lethal", "kills", "player_damage"]
+    # (Without the program that settles some such groups without search.)
+    taken = SearchSettings(milp_probe_pairs=8, early_rest=0.125, dynamic_program=False,
+                           threads=1)
+    for life, expected in ((3, [True]), (4, [False]), (5, [False]), (7, [])):
+        doc = _walled(life, power=6)
+        space = legal_space(Combat.from_json(doc), "attackers")
+        disputed = optimize.contested(space, terms)
+        early, witnessed = optimize._early_groups(space, terms, disputed, taken)
+        assert witnessed == expected, life
+        if early:
+            [group] = early
+            assert set(group) == {i for members in disputed.values() for i in members}
+        alone = optimize._early_groups(space, terms, disputed,
+                                       replace(taken, early_rest=0.0))
+        assert alone[1] == [w for w in expected if w], life
+        efforts.clear()
+        rows.clear()
+        api.forget_spaces()
+        result = api.solve(doc, objective=terms, settings=taken)
+        assert result["status"] == "optimal"
+        assert tuple(result["objective"].values()) == brute.optimum(doc, "attackers", terms)
+        if expected == [False]:  # HiGHS searched the group of three, CP-SAT did not try
+            assert rows[:1] == [3] and taken.milp_probe_time not in efforts, (life, rows, efforts)
+        if expected == [True]:  # CP-SAT's short try proved the group
+            assert efforts == [taken.milp_probe_time] and not rows, (life, rows, efforts)
