@@ -241,7 +241,8 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         effort = settings.milp_rescue_effort
     elif settings.backend == "auto" and pairs < settings.milp_pairs and not unsure \
             and not _token_swarm(space, group, settings) \
-            and not _widely_shared(space, sources, settings):
+            and not _widely_shared(space, sources, settings) \
+            and not _few_kinds(space, sources, settings):
         effort = settings.milp_probe_time
     if effort is not None:
         probe = replace(settings, effort=effort, second_try=False)
@@ -483,6 +484,20 @@ def _widely_shared(space: LegalSpace, sources: Sequence[Source],
     shared = {r.id for s in sources for r in s.recipients
               if r.kind == "creature" and len(senders[r.id]) > 1}
     return len(shared) >= settings.milp_shared
+
+
+def _few_kinds(space: LegalSpace, sources: Sequence[Source], settings: SearchSettings) -> bool:
+    """Whether the creatures ``sources`` assign to come in few kinds (the damage each
+    needs for lethal and its value to ``kills``): at most
+    :attr:`~SearchSettings.milp_kinds` of their number, as tokens do. Many creatures that
+    cost and are worth the same make many splits as good as the best, which CP-SAT's short
+    try mostly cannot prove none beats, while HiGHS's linear relaxation bounds them all at
+    once."""
+    killable = scoring(space).killable
+    need = space.need
+    creatures = {r.id for s in sources for r in s.recipients if r.kind == "creature"}
+    kinds = {(need[c], killable.get(c)) for c in creatures}
+    return len(kinds) <= settings.milp_kinds * len(creatures)
 
 
 def _search_together(space: LegalSpace, groups: Sequence[Sequence[Part]],

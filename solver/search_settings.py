@@ -102,6 +102,18 @@ to 21 ms before HiGHS proved the group in 3 to 30 ms (93 and 264 ms on two), and
 9 in 3 to 13 ms where HiGHS takes 3 to 20; 956 ms in all with the try, 626 without. Of
 the 21 with fewer, it failed on 2; the benchmark's 30% shared at 30 x 90 hold 10 to 20
 such creatures per group."""
+MILP_KINDS = 0.25
+"""Under ``"auto"``, a group of at least :data:`MILP_PROBE_PAIRS` pairs whose creatures
+come in at most this share of kinds (the damage each needs for lethal and its value to
+``kills``), as a token swarm's do whoever each token blocks, goes to HiGHS at once.
+Measured on the 46 groups of 60 to 149 pairs, not token swarms' by
+:data:`MILP_ALIKE`, of shared blockers and token swarms of 30 x 90 with 30%, 50% and 70%
+shared (seeds 0-3 and 7000-7002): token swarms' 8 come in 3 kinds for 35 to 49 creatures
+(0.06 to 0.09 of their number), and CP-SAT's short try failed on 6 of them after 16 to
+28 ms (HiGHS: 3 to 23 ms) and proved the other two in 6.5 and 7.8 ms (HiGHS: 3.2 and
+2.7); shared blockers' 38 come in 0.55 to 0.79 as many kinds as creatures. (Of the 8,
+only one of 50% shared, 21 shared blockers, is not sent already by
+:data:`MILP_SHARED`: 28 ms with the try, 3 without.)"""
 EARLY_REST = 0.1
 """A group of parts coupled by a contested target (a player or permanent whose threshold
 a term counts), whose largest part is searched (:data:`MILP_PROBE_PAIRS` pairs or more)
@@ -164,6 +176,10 @@ class SearchSettings:
     """Under ``"auto"``, the fewest creatures blocking two or more of a group's sources
     that send a group of at least :attr:`milp_probe_pairs` pairs to HiGHS without the
     short CP-SAT try."""
+    milp_kinds: float = MILP_KINDS
+    """Under ``"auto"``, the greatest share of kinds among a group's creatures (of at
+    least :attr:`milp_probe_pairs` pairs) that sends it to HiGHS without the short
+    CP-SAT try."""
     milp_pack_share: float = MILP_PACK_SHARE
     """Under ``"auto"``, the least share of interchangeable creatures among a group's for
     it to be searched together with the other such groups."""

@@ -465,24 +465,31 @@ def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> N
 # -- mid-sized groups of many shared blockers ---------------------------------------------
 
 @SMALL
-@given(doc=st.one_of(contests(), token_swarms(), pileups()), side=SIDES)
-def test_widely_shared_groups_go_to_highs_and_keep_the_optimum(doc: dict, side: str) -> None:
-    """Every group with a creature blocking two of its sources sent to HiGHS without
-    CP-SAT's short try: the optimum is still the brute force's."""
+@given(doc=st.one_of(contests(), token_swarms(), pileups()), side=SIDES,
+       sent=st.sampled_from([{"milp_shared": 1}, {"milp_kinds": 1.0}]))
+def test_groups_sent_to_highs_at_once_keep_the_optimum(doc: dict, side: str,
+                                                       sent: dict) -> None:
+    """Every group with a creature blocking two of its sources, or every group whatever
+    its kinds of creatures, sent to HiGHS without CP-SAT's short try: the optimum is
+    still the brute force's."""
     from trample.solver import api
 
     objective = ["kills"] if side == "blockers" else \
         ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
-    settings = SearchSettings(milp_probe_pairs=1, milp_shared=1, threads=1)
+    settings = SearchSettings(milp_probe_pairs=1, threads=1, **sent)
     result = api.solve(doc, side=side, objective=objective, settings=settings)
     assert result["status"] == "optimal"
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, objective)
 
 
-def test_a_group_of_enough_shared_blockers_skips_cp_sat_s_short_try(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Three tramplers behind the same three walls, searched as a mid-sized group: with
-    three shared creatures or fewer needed, HiGHS proves it and CP-SAT is not asked; with
-    four, CP-SAT's short try comes first. Both answer the same optimum, legal."""
+@pytest.mark.parametrize(("setting", "sends", "keeps"), [
+    ("milp_shared", 3, 4),  # three walls, each blocking all three tramplers
+    ("milp_kinds", 0.34, 0.3)])  # one kind (5 for lethal, worth 1) for three walls
+def test_a_group_of_shared_or_alike_blockers_skips_cp_sat_s_short_try(
+        monkeypatch, setting: str, sends: float, keeps: float) -> None:  # type: ignore[no-untyped-def]
+    """Three tramplers behind the same three walls, searched as a mid-sized group: past
+    the limit, HiGHS proves it and CP-SAT is not asked; short of it, CP-SAT's short try
+    comes first. Both answer the same optimum, legal."""
     from test_search_limits import shared_blockers_combat
 
     from trample.solver import api, cpsat
@@ -497,15 +504,15 @@ def test_a_group_of_enough_shared_blockers_skips_cp_sat_s_short_try(monkeypatch)
 
     monkeypatch.setattr(cpsat, "solve_group", spy)
     answers = {}
-    for shared in (3, 4):
+    for value in (sends, keeps):
         efforts.clear()
         api.forget_spaces()
-        settings = SearchSettings(milp_probe_pairs=1, milp_shared=shared, threads=1)
-        answers[shared] = api.solve(doc, settings=settings)
-        assert efforts == ([] if shared == 3 else [settings.milp_probe_time]), shared
-        assert answers[shared]["status"] == "optimal"
-        assert api.validate(doc, answers[shared]["assignment"])["legal"]
-    assert answers[3]["objective"] == answers[4]["objective"]
+        settings = SearchSettings(milp_probe_pairs=1, threads=1, **{setting: value})
+        answers[value] = api.solve(doc, settings=settings)
+        assert efforts == ([] if value == sends else [settings.milp_probe_time]), value
+        assert answers[value]["status"] == "optimal"
+        assert api.validate(doc, answers[value]["assignment"])["legal"]
+    assert answers[sends]["objective"] == answers[keeps]["objective"]
 
 
 # -- groups searched at once on the legal ceilings' word ----------------------------------
