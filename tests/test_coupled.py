@@ -415,6 +415,36 @@ def test_only_token_swarms_groups_are_packed_into_one_search(family: str, attack
             assert len([i for i in unit if i in large]) <= 1, unit
 
 
+# -- spies on the searches ---------------------------------------------------------------
+
+def _cp_sat_efforts(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
+    """The effort (``SearchSettings.effort``) of each CP-SAT search asked from now on."""
+    from trample.solver import cpsat
+
+    efforts: list[float | None] = []
+    real = cpsat.solve_group
+
+    def spy(*args, settings, **kwargs):  # type: ignore[no-untyped-def]
+        efforts.append(settings.effort)
+        return real(*args, settings=settings, **kwargs)
+
+    monkeypatch.setattr(cpsat, "solve_group", spy)
+    return efforts
+
+
+def _sources_asked(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    """How many sources each call of ``module.name(space, sources, ...)`` from now on had."""
+    asked: list[int] = []
+    real = getattr(module, name)
+
+    def spy(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(len(sources))
+        return real(space, sources, *args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return asked
+
+
 # -- small groups CP-SAT does not prove at once ------------------------------------------------
 
 @SMALL
@@ -444,14 +474,7 @@ def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> N
     from trample.solver import api
 
     doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
-    asked: list[int] = []
-    real = milp.solve_group
-
-    def spy(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
-        asked.append(len(sources))
-        return real(space, sources, *args, **kwargs)
-
-    monkeypatch.setattr(milp, "solve_group", spy)
+    asked = _sources_asked(monkeypatch, milp, "solve_group")
     shipped = api.solve(doc, settings=SearchSettings(threads=1))
     assert shipped["status"] == "optimal" and not asked
     api.forget_spaces()
@@ -492,17 +515,10 @@ def test_a_group_of_shared_or_alike_blockers_skips_cp_sat_s_short_try(
     comes first. Both answer the same optimum, legal."""
     from test_search_limits import shared_blockers_combat
 
-    from trample.solver import api, cpsat
+    from trample.solver import api
 
     doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
-    efforts: list[float | None] = []
-    real = cpsat.solve_group
-
-    def spy(*args, settings, **kwargs):  # type: ignore[no-untyped-def]
-        efforts.append(settings.effort)
-        return real(*args, settings=settings, **kwargs)
-
-    monkeypatch.setattr(cpsat, "solve_group", spy)
+    efforts = _cp_sat_efforts(monkeypatch)
     answers = {}
     for value in (sends, keeps):
         efforts.clear()
@@ -542,24 +558,10 @@ def test_a_group_of_one_searched_part_is_searched_at_once_unless_out_of_reach(mo
     answer is the brute force's optimum."""
     from dataclasses import replace
 
-    from trample.solver import api, cpsat, milp, optimize
+    from trample.solver import api, optimize
 
-    efforts: list[float | None] = []
-    real = cpsat.solve_group
-
-    def spy(*args, settings, **kwargs):  # type: ignore[no-untyped-def]
-        efforts.append(settings.effort)
-        return real(*args, settings=settings, **kwargs)
-
-    rows: list[int] = []
-    real_rows = milp.build_rows
-
-    def rows_spy(space, sources, *args, **kwargs):  # type: ignore[no-untyped-def]
-        rows.append(len(sources))
-        return real_rows(space, sources, *args, **kwargs)
-
-    monkeypatch.setattr(cpsat, "solve_group", spy)
-    monkeypatch.setattr(milp, "build_rows", rows_spy)
+    efforts = _cp_sat_efforts(monkeypatch)
+    rows = _sources_asked(monkeypatch, milp, "build_rows")
     terms = ["lethal", "kills", "player_damage"]
     # (Without the program that settles some such groups without search.)
     taken = SearchSettings(milp_probe_pairs=8, early_rest=0.125, dynamic_program=False,
