@@ -45,6 +45,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "CP-SAT only (no HiGHS)": {"backend": "cpsat"},
     "HiGHS for every coupled part": {"backend": "milp"},
     "no dynamic program (every coupled group searched)": {"dynamic_program": False},
+    "CP-SAT's short try on groups of many shared blockers or few kinds":
+        {"milp_shared": 10**9, "milp_kinds": 0.0},
+    "no group taken at once on the ceilings' word": {"early_rest": -1.0},
 }
 """Each configuration: the fields of :class:`SearchSettings` it changes from the shipped
 ones."""
@@ -61,6 +64,9 @@ FAMILIES: dict[str, tuple[str, Maker, Maker]] = {
     "shared30-A100": ("100 attackers, 300 blockers, 30% blocking 2-3",
                       lambda seed: generators.shared_blockers(100, 300, 0.3, seed),
                       lambda seed: generators.shared_blockers(12, 36, 0.3, seed)),
+    "shared50-A30": ("30 attackers, 90 blockers, 50% blocking 2-3",
+                     lambda seed: generators.shared_blockers(30, 90, 0.5, seed),
+                     lambda seed: generators.shared_blockers(10, 30, 0.5, seed)),
     "tokens": ("30 attackers, 90 tokens of four kinds, 30% blocking 2-3",
                lambda seed: generators.token_swarm(30, 90, 0.3, seed),
                lambda seed: generators.token_swarm(10, 30, 0.3, seed)),
