@@ -9,6 +9,7 @@ writes to a new scratch folder, printed, never over the results committed in
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -39,3 +40,13 @@ def output_folder(out: Path | None, what: str) -> Path:
               file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+def write_study(out: Path | None, name: str, results: object, text: str) -> Path:
+    """A study's ``name``.json (``results``) and ``name``.md (``text``, also printed) in
+    :func:`output_folder`; the folder."""
+    folder = output_folder(out, name)
+    (folder / f"{name}.json").write_text(json.dumps(results, indent=1) + "\n")
+    (folder / f"{name}.md").write_text(text)
+    print(text)
+    return folder

@@ -17,7 +17,6 @@ Results go to ``settings.md`` and ``settings.json`` in ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -31,7 +30,7 @@ from tqdm import tqdm
 
 from benchmarks import generators
 from benchmarks.generators import Document
-from benchmarks.output import output_folder
+from benchmarks.output import write_study
 from trample.solver import api, native
 from trample.solver.search_settings import SearchSettings
 
@@ -201,11 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     repeat = 1 if args.quick else args.repeat
     results = run(args.family or list(FAMILIES), args.seeds, repeat, args.quick,
                   args.time_limit)
-    out = output_folder(args.out, "settings")
-    (out / "settings.json").write_text(json.dumps(results, indent=1) + "\n")
-    text = markdown(results)
-    (out / "settings.md").write_text(text)
-    print(text)
+    write_study(args.out, "settings", results, markdown(results))
     return 0
 
 

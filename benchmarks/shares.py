@@ -15,7 +15,6 @@ Results go to ``shares.md`` and ``shares.json`` in ``--out``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
@@ -29,7 +28,7 @@ from tqdm import tqdm
 from benchmarks import generators
 from benchmarks.baselines import Outcome, monolithic_cpsat, monolithic_milp
 from benchmarks.generators import Document
-from benchmarks.output import output_folder
+from benchmarks.output import write_study
 from benchmarks.settings import time_solve
 from trample.models.combat import Combat
 from trample.solver import native
@@ -188,11 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.baseline_limit = min(args.baseline_limit, 5.0)
     results = run(args.family or list(FAMILIES), shares, args.seeds, args.attackers,
                   args.repeat, args.baseline_limit)
-    out = output_folder(args.out, "shares")
-    (out / "shares.json").write_text(json.dumps(results, indent=1) + "\n")
-    text = markdown(results)
-    (out / "shares.md").write_text(text)
-    print(text)
+    write_study(args.out, "shares", results, markdown(results))
     return 0
 
 

@@ -241,8 +241,7 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         effort = settings.milp_rescue_effort
     elif settings.backend == "auto" and pairs < settings.milp_pairs and not unsure \
             and not _token_swarm(space, group, settings) \
-            and not _widely_shared(space, sources, settings) \
-            and not _few_kinds(space, sources, settings):
+            and not _shared_or_alike(space, sources, settings):
         effort = settings.milp_probe_time
     if effort is not None:
         probe = replace(settings, effort=effort, second_try=False)
@@ -381,7 +380,7 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
     contested target no split is known to reach: a mid-sized one goes to HiGHS without
     CP-SAT's short try (:func:`_search`)."""
     own = list(excludes) if excludes is not None else [exclude] * len(groups)
-    hard_to_prove = list(unsure) if unsure is not None else [False] * len(groups)
+    unsure_of = list(unsure) if unsure is not None else [False] * len(groups)
     answers: list[GroupAnswer | None] = []
     hard: list[int] = []
     for i, group in enumerate(groups):
@@ -395,13 +394,13 @@ def solve_groups(space: LegalSpace, groups: Sequence[Sequence[Part]], terms: Seq
     size = threads(settings) if len(units) > 1 else 1
     if size == 1:
         searched = [_search_together(space, groups, unit, terms, own[unit[0]], deadline,
-                                     settings, any(hard_to_prove[i] for i in unit))
+                                     settings, any(unsure_of[i] for i in unit))
                     for unit in units]
     else:
         scoring(space)  # shared by every search: computed once, before the threads start
         pool = _executor(size)
         futures = [pool.submit(_search_together, space, groups, unit, terms, own[unit[0]],
-                               deadline, settings, any(hard_to_prove[i] for i in unit))
+                               deadline, settings, any(unsure_of[i] for i in unit))
                    for unit in units]
         searched = [future.result() for future in futures]
     for unit, unit_answers in zip(units, searched, strict=True):
@@ -474,28 +473,23 @@ def _token_swarm(space: LegalSpace, group: Sequence[Part], settings: SearchSetti
     return alike >= settings.milp_pack_share * len(creatures)
 
 
-def _widely_shared(space: LegalSpace, sources: Sequence[Source],
-                   settings: SearchSettings) -> bool:
-    """Whether at least :attr:`~SearchSettings.milp_shared` of the creatures ``sources``
-    assign to are blocking two or more of them (all of whose senders are in ``sources``:
-    a group is closed under coupling). CP-SAT's short try mostly fails on such groups,
-    which HiGHS proves sooner."""
+def _shared_or_alike(space: LegalSpace, sources: Sequence[Source],
+                     settings: SearchSettings) -> bool:
+    """Whether the creatures ``sources`` assign to (all of whose senders are in
+    ``sources``: a group is closed under coupling) are widely shared, at least
+    :attr:`~SearchSettings.milp_shared` of them blocking two or more of the sources, or
+    come in few kinds (the damage each needs for lethal and its value to ``kills``), at
+    most :attr:`~SearchSettings.milp_kinds` of their number, as tokens do. CP-SAT's short
+    try mostly fails on either: many shared blockers couple the sources tightly, and
+    many creatures that cost and are worth the same make many splits as good as the
+    best, which the try cannot prove none beats, while HiGHS's linear relaxation bounds
+    them all at once."""
     senders = space.senders
-    shared = {r.id for s in sources for r in s.recipients
-              if r.kind == "creature" and len(senders[r.id]) > 1}
-    return len(shared) >= settings.milp_shared
-
-
-def _few_kinds(space: LegalSpace, sources: Sequence[Source], settings: SearchSettings) -> bool:
-    """Whether the creatures ``sources`` assign to come in few kinds (the damage each
-    needs for lethal and its value to ``kills``): at most
-    :attr:`~SearchSettings.milp_kinds` of their number, as tokens do. Many creatures that
-    cost and are worth the same make many splits as good as the best, which CP-SAT's short
-    try mostly cannot prove none beats, while HiGHS's linear relaxation bounds them all at
-    once."""
+    creatures = {r.id for s in sources for r in s.recipients if r.kind == "creature"}
+    if sum(len(senders[c]) > 1 for c in creatures) >= settings.milp_shared:
+        return True
     killable = scoring(space).killable
     need = space.need
-    creatures = {r.id for s in sources for r in s.recipients if r.kind == "creature"}
     kinds = {(need[c], killable.get(c)) for c in creatures}
     return len(kinds) <= settings.milp_kinds * len(creatures)
 
@@ -884,7 +878,7 @@ def _one_part_searched(group: Sequence[Part], settings: SearchSettings) -> bool:
     (:attr:`~SearchSettings.milp_probe_pairs`). Searched alone first, such a part is
     searched again with the others whenever their contested target proves reachable;
     searched with them at once, it is searched once, for about the same work."""
-    sizes = sorted(sum(len(s.recipients) for s in part.sources) for part in group)
+    sizes = sorted(_pairs([part]) for part in group)
     return sizes[-1] >= settings.milp_probe_pairs and \
         sum(sizes[:-1]) <= settings.early_rest * sizes[-1]
 
