@@ -60,6 +60,7 @@ silent:
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping
 
@@ -109,6 +110,7 @@ NEEDS_TARGET_LOYALTY = "target planeswalker loyalty-assigned"
 # ---------------------------------------------------------------------------
 
 
+@functools.cache
 def normalize_keyword(keyword: str) -> str:
     """'Trample_Over-Planeswalkers' -> 'trample over planeswalkers'."""
     text = keyword.lower().replace("_", " ").replace("-", " ")
@@ -772,11 +774,9 @@ def creature_died(creature: dict, res: dict) -> bool:
     return cid in res["deathtouched"]
 
 
-def _outcome_value(doc: dict, side: str, amounts: dict[tuple[str, str], int],
-                   term: str) -> int:
-    res = results(doc, amounts)
+def _outcome_value(doc: dict, side: str, res: dict, term: str) -> int:
+    """The value of an outcome term, given what the dealt damage does (`results`)."""
     opponents = [p for p in _players(doc) if p["id"] != doc["active_player"]]
-    attacked = _attacked_ids(doc)
     if term == "losses":
         return sum(1 for p in opponents if player_lost(doc, p, res))
     if term == "deaths":
@@ -788,11 +788,11 @@ def _outcome_value(doc: dict, side: str, amounts: dict[tuple[str, str], int],
         return total
     if term == "planeswalker_deaths":
         return sum(1 for pw in _planeswalkers(doc)
-                   if _in_combat_flag(pw) and pw["id"] in attacked
+                   if _in_combat_flag(pw) and pw["id"] in _attacked_ids(doc)
                    and pw["loyalty"] - res["loyalty_lost"].get(pw["id"], 0) <= 0)
     if term == "battle_deaths":
         return sum(1 for b in _battles(doc)
-                   if _in_combat_flag(b) and b["id"] in attacked
+                   if _in_combat_flag(b) and b["id"] in _attacked_ids(doc)
                    and b["defense"] - res["defense_lost"].get(b["id"], 0) <= 0)
     if term == "poison":
         return sum(res["poison"].get(p["id"], 0) for p in opponents)
@@ -829,7 +829,9 @@ def objective(doc: dict, side: str, assignment, terms: Iterable[str]) -> tuple[i
         if side == "blockers" and term not in BOTH_SIDES_TERMS:
             raise ValueError(f"objective term {term!r} does not apply to side 'blockers'")
     amounts = _as_amounts(assignment)
-    return tuple(_outcome_value(doc, side, amounts, term)
+    res = results(doc, amounts) if any(
+        term in OUTCOME_TERMS or term in OWN_SIDE_TERMS for term in terms) else None
+    return tuple(_outcome_value(doc, side, res, term)
                  if term in OUTCOME_TERMS or term in OWN_SIDE_TERMS
                  else _term_value(doc, side, amounts, term) for term in terms)
 
