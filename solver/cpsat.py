@@ -106,8 +106,12 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     machine."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
     solver = _solver()
-    size = len(model.proto.variables)
+    variables = model.proto.variables
+    size = len(variables)
     small = size <= settings.small_model
+    # A wide domain needs the LP relaxation from the start (QUICK_WIDEST).
+    wide = small and any(v.domain[len(v.domain) - 1] > settings.quick_widest
+                         for v in variables)
     # 2 is CP-SAT's default; 0 skips the detection that overran time limits on big models.
     symmetry_level = 2 if size <= settings.symmetry_detection_variables else 0
     for phase in (1, 2) if settings.second_try else (1,):
@@ -119,9 +123,9 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         params.random_seed = 0
         params.num_workers = 1 if phase == 1 else settings.portfolio_workers
         params.interleave_search = phase == 2
-        quick = phase == 1 and small
+        quick = phase == 1 and small and not wide
         params.cp_model_presolve = not quick
-        params.linearization_level = 0 if quick else 1
+        params.linearization_level = 0 if quick else 2 if wide else 1
         params.symmetry_level = symmetry_level
         params.max_deterministic_time = settings.quick_deterministic_time if phase == 1 \
             else inf
