@@ -101,34 +101,40 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
          ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """Solve ``model`` deterministically: one worker for a bounded effort (most models
     are proved there), then, if not proved, a portfolio of workers whose search is
-    interleaved in a fixed order. With ``effort``, each run ends at what is left of it
-    and spends it. Only a wall-clock ``deadline`` can make the outcome depend on the
-    machine."""
+    interleaved in a fixed order. The first try on a small model is the quick one (no
+    presolve, no LP relaxation, no hint), unless its amounts are wide
+    (:data:`QUICK_WIDEST`): then it is presolved (without probing) and gets the full
+    relaxation. With ``effort``, each run ends at what is left of it and spends it. Only
+    a wall-clock ``deadline`` can make the outcome depend on the machine."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
     solver = _solver()
     variables = model.proto.variables
     size = len(variables)
     small = size <= settings.small_model
-    # A wide domain needs the LP relaxation from the start (QUICK_WIDEST).
     wide = small and any(v.domain[len(v.domain) - 1] > settings.quick_widest
                          for v in variables)
+    phases = ["quick" if small and not wide else "first"]
+    if settings.second_try:
+        phases.append("portfolio")
     # 2 is CP-SAT's default; 0 skips the detection that overran time limits on big models.
     symmetry_level = 2 if size <= settings.symmetry_detection_variables else 0
-    for phase in (1, 2) if settings.second_try else (1,):
+    for k, phase in enumerate(phases):
         remaining = None if deadline is None else deadline - time.monotonic()
-        if phase == 2 and remaining is not None and remaining <= 0:
+        if k > 0 and remaining is not None and remaining <= 0:
             break
         # Every parameter that changes is set each time: the solver is reused.
         params = solver.parameters
         params.random_seed = 0
-        params.num_workers = 1 if phase == 1 else settings.portfolio_workers
-        params.interleave_search = phase == 2
-        quick = phase == 1 and small and not wide
+        portfolio = phase == "portfolio"
+        params.num_workers = settings.portfolio_workers if portfolio else 1
+        params.interleave_search = portfolio
+        quick = phase == "quick"
+        relaxed = wide and phase == "first"
         params.cp_model_presolve = not quick
-        params.linearization_level = 0 if quick else 2 if wide else 1
+        params.cp_model_probing_level = 0 if relaxed else 2
+        params.linearization_level = 0 if quick else 2 if relaxed else 1
         params.symmetry_level = symmetry_level
-        params.max_deterministic_time = settings.quick_deterministic_time if phase == 1 \
-            else inf
+        params.max_deterministic_time = inf if portfolio else settings.quick_deterministic_time
         if effort is not None:
             params.max_deterministic_time = min(params.max_deterministic_time,
                                                 max(effort.left, 0.0))

@@ -28,13 +28,18 @@ benchmark families (``python -m benchmarks.settings``), that proves them up to t
 soon; larger models need presolve and the relaxation."""
 QUICK_WIDEST = 16
 """The widest domain (the largest amount a variable can take) of a small model searched the
-quick way: past it, the first try presolves and builds the full LP relaxation
-(linearization level 2). Without the relaxation, CP-SAT closes in on wide amounts a step
-at a time. Three tramplers of power p on three 0/p walls that each block all of them,
-CP-SAT alone, quick against relaxed: p = 32, 125 against 4 ms; p = 64, 1.4 s against
-9 ms; p = 100, 4.1 s against 8 ms. At p = 2^40, past what HiGHS is given, the shipped
-search took 38 s (5 x 5: 13 s; 12 x 10: 7 s), and takes 9 ms (24 ms). At p = 16 the
-quick way takes 30 ms. The benchmark families' small models are at most 12 wide."""
+quick way: past it, the first try presolves (without probing) and builds the full LP
+relaxation (linearization level 2), from the hint. Without the relaxation, CP-SAT closes in
+on wide amounts a step at a time: three tramplers of power 64 on three 0/64 walls that
+each block all of them, CP-SAT alone, took 1.4 s, and at power 2^40 (past what HiGHS is
+given) the shipped search took 38 s, against 4 to 9 ms now. On 480 random small combats
+of wide amounts (``python -m benchmarks.wide``: 2-5 attackers, 2-7 blockers, amounts up
+to 16 to 2^40, two objectives each, time limit 5 s) the quick way left 39 of 960 solves
+unproved and took over 1 s on 72 (336 s in all); this way, none and none (5.4 s, the
+slowest 0.15 s), at 4.6 ms against 2.9 ms the median solve. With probing, some models
+took seconds; the quick way first for a short effort, then this, left 9 of 960 of
+another draw unproved. The benchmark families' small models are at most 12 wide and
+keep the quick try."""
 HINT_SMALL_MODELS = False
 """Whether the first try on a small model starts from the hint all the same (measured
 slower: on planeswalker pile-ups the greedy split leads the search astray)."""
