@@ -8,6 +8,7 @@ writes to a new scratch folder, printed, never over the results committed in
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import sys
@@ -50,3 +51,17 @@ def write_study(out: Path | None, name: str, results: object, text: str) -> Path
     (folder / f"{name}.md").write_text(text)
     print(text)
     return folder
+
+
+def add_study_out(parser: argparse.ArgumentParser, name: str) -> None:
+    """A study's ``--out``: the directory for ``name``.md and ``name``.json."""
+    parser.add_argument("--out", type=Path,
+                        help=f"directory for {name}.md and {name}.json (default: a new "
+                             "scratch folder, printed)")
+
+
+def check_seconds(parser: argparse.ArgumentParser, seconds: float, flag: str) -> None:
+    """Refuse (exit 2, naming ``flag``) a time limit that is not in (0, 3600] seconds."""
+    if not 0 < seconds <= 3600:
+        parser.error(f"{flag} must be more than 0 and at most 3600 seconds")
+

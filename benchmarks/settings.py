@@ -23,14 +23,13 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
 from benchmarks import generators
 from benchmarks.generators import Document
-from benchmarks.output import write_study
+from benchmarks.output import add_study_out, check_seconds, write_study
 from trample.solver import api, native
 from trample.solver.search_settings import SearchSettings
 
@@ -189,14 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="trample's time limit per solve, seconds (60)")
     parser.add_argument("--quick", action="store_true",
                         help="small instances, one solve each (a smoke test)")
-    parser.add_argument("--out", type=Path,
-                        help="directory for settings.md and settings.json (default: a new "
-                             "scratch folder, printed)")
+    add_study_out(parser, "settings")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.repeat < 1:
         parser.error("--seeds and --repeat must be at least 1")
-    if not 0 < args.time_limit <= 3600:
-        parser.error("--time-limit must be more than 0 and at most 3600 seconds")
+    check_seconds(parser, args.time_limit, "--time-limit")
     repeat = 1 if args.quick else args.repeat
     results = run(args.family or list(FAMILIES), args.seeds, repeat, args.quick,
                   args.time_limit)

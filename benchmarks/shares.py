@@ -20,7 +20,6 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
@@ -28,7 +27,7 @@ from tqdm import tqdm
 from benchmarks import generators
 from benchmarks.baselines import Outcome, monolithic_cpsat, monolithic_milp
 from benchmarks.generators import Document
-from benchmarks.output import write_study
+from benchmarks.output import add_study_out, check_seconds, write_study
 from benchmarks.settings import time_solve
 from trample.models.combat import Combat
 from trample.solver import native
@@ -171,14 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="10 attackers, one seed, one solve each, the monolithic "
                              "models at most 5 s (a smoke test)")
-    parser.add_argument("--out", type=Path,
-                        help="directory for shares.md and shares.json (default: a new "
-                             "scratch folder, printed)")
+    add_study_out(parser, "shares")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.repeat < 1 or not 2 <= args.attackers <= 400:
         parser.error("--seeds and --repeat must be at least 1, --attackers 2 to 400")
-    if not 0 < args.baseline_limit <= 3600:
-        parser.error("--baseline-limit must be more than 0 and at most 3600 seconds")
+    check_seconds(parser, args.baseline_limit, "--baseline-limit")
     shares = args.share or list(SHARES)
     if any(not 0 <= s <= 1 for s in shares):
         parser.error("--share must be between 0 and 1")
