@@ -308,3 +308,33 @@ def banded(attackers: int, seed: int) -> Document:
     return {"format": "combat/1", "active_player": ACTIVE,
             "players": [_player(ACTIVE), _player("dp", life)],
             "creatures": creatures + blockers, "step": "regular"}
+
+
+WIDE_SCALES = (16, 64, 1000, 2**20, 2**33, 2**40)
+"""The largest amounts :func:`wide_amounts` draws from (2^40: the most a document holds)."""
+
+
+def wide_amounts(rng: random.Random) -> Document:
+    """A small combat of wide amounts: 2-5 attackers (70% tramplers, 15% deathtouch) on
+    one player, 2-7 blockers each blocking 1-3 of them, every amount up to a scale drawn
+    from :data:`WIDE_SCALES`; half the time the attackers' powers and the blockers'
+    toughness sit at the top of it (walls that need all the damage)."""
+    scale = rng.choice(WIDE_SCALES)
+    even = rng.random() < 0.5
+    ids = [f"x{i}" for i in range(rng.randint(2, 5))]
+    creatures = []
+    for x in ids:
+        keywords = [k for k, p in (("trample", 0.7), ("deathtouch", 0.15)) if rng.random() < p]
+        creatures.append({"id": x, "controller": ACTIVE,
+                          "power": scale if even else rng.randint(1, scale),
+                          "toughness": rng.randint(1, scale), "keywords": keywords,
+                          "attacking": "d"})
+    for j in range(rng.randint(2, 7)):
+        creatures.append({"id": f"b{j}", "controller": "d", "power": rng.randint(0, scale),
+                          "toughness": scale if even else rng.randint(1, scale),
+                          "blocking": rng.sample(ids, rng.randint(1, min(3, len(ids)))),
+                          "value": rng.randint(1, 5)})
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("d", rng.randint(1, scale))],
+            "creatures": creatures, "step": "regular"}
+

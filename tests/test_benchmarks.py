@@ -381,6 +381,55 @@ def test_shares_quick_run(tmp_path: Path) -> None:
     assert "| shared-A10 | 50% |" in table and "| shared | 50% | 1 |" in table
 
 
+def test_wide_quick_run(tmp_path: Path) -> None:
+    """The study of wide amounts: every combat under both objectives and both searches,
+    each answer checked legal and the proved objectives agreed (else exit 1)."""
+    run = subprocess.run([sys.executable, "-m", "benchmarks.wide", "--quick", "--out",
+                          str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads((tmp_path / "wide.json").read_text(encoding="utf-8"))
+    rows = results["rows"]
+    assert len(rows) == 3 * 2 * 2
+    assert {(r["objective"], r["settings"]) for r in rows} == {
+        (o, s) for o in ("default", "assigned") for s in ("shipped", "quick way")}
+    assert all(r["status"] in ("optimal", "feasible") and r["seconds"] > 0 for r in rows)
+    table = (tmp_path / "wide.md").read_text(encoding="utf-8")
+    assert "| shipped | 6 |" in table and "| quick way | 6 |" in table
+
+
+def test_wide_amounts_are_valid_small_combats() -> None:
+    """The wide-amounts generator: valid documents of 2-5 attackers and 2-7 blockers,
+    every amount within its scale, each scale drawn."""
+    import random
+
+    from benchmarks import generators
+    from trample.models.combat import Combat
+
+    rng = random.Random(0)
+    scales = set()
+    for _ in range(200):
+        doc = generators.wide_amounts(rng)
+        Combat.from_json(doc)
+        attackers = [c for c in doc["creatures"] if "attacking" in c]
+        blockers = [c for c in doc["creatures"] if "blocking" in c]
+        assert 2 <= len(attackers) <= 5 and 2 <= len(blockers) <= 7
+        amounts = [c[k] for c in doc["creatures"] for k in ("power", "toughness")]
+        amounts += [p["life"] for p in doc["players"] if p["id"] == "d"]
+        assert min(amounts) >= 0 and max(amounts) <= max(generators.WIDE_SCALES)
+        # The scale the combat was drawn at: the least that holds all its amounts.
+        scales.add(min(s for s in generators.WIDE_SCALES if s >= max(amounts)))
+    assert scales == set(generators.WIDE_SCALES)
+
+
+def test_wide_refuses_a_time_limit_out_of_range(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "benchmarks.wide", "--time-limit", "0",
+                          "--out", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "--time-limit must be more than 0" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
 @pytest.mark.parametrize("family", ["shared_blockers", "token_swarm"])
 def test_two_defender_families_hold_at_any_size(family: str) -> None:
     """Shared blockers and token swarms of a few attackers (some unblockable) are valid
