@@ -422,14 +422,6 @@ def test_wide_amounts_are_valid_small_combats() -> None:
     assert scales == set(generators.WIDE_SCALES)
 
 
-def test_wide_refuses_a_time_limit_out_of_range(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "benchmarks.wide", "--time-limit", "0",
-                          "--out", str(tmp_path)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert run.returncode == 2 and "--time-limit must be more than 0" in run.stderr
-    assert "Traceback" not in run.stderr
-
-
 @pytest.mark.parametrize("family", ["shared_blockers", "token_swarm"])
 def test_two_defender_families_hold_at_any_size(family: str) -> None:
     """Shared blockers and token swarms of a few attackers (some unblockable) are valid
@@ -456,11 +448,16 @@ def test_two_defender_families_hold_at_any_size(family: str) -> None:
     assert made > 400
 
 
-def test_shares_refuse_a_share_out_of_range(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "benchmarks.shares", "--share", "1.5",
+@pytest.mark.parametrize(("study", "argument", "message"), [
+    ("shares", ["--share", "1.5"], "--share must be between 0 and 1"),
+    ("wide", ["--time-limit", "0"], "--time-limit must be more than 0"),
+])
+def test_studies_refuse_an_argument_out_of_range(tmp_path: Path, study: str,
+                                                 argument: list[str], message: str) -> None:
+    run = subprocess.run([sys.executable, "-m", f"benchmarks.{study}", *argument,
                           "--out", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert run.returncode == 2 and "--share must be between 0 and 1" in run.stderr
+    assert run.returncode == 2 and message in run.stderr
     assert "Traceback" not in run.stderr
 
 
