@@ -139,6 +139,12 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
             params.max_deterministic_time = min(params.max_deterministic_time,
                                                 max(effort.left, 0.0))
         params.max_time_in_seconds = inf if remaining is None else max(remaining, 0.001)
+        # The interleaved portfolio goes on searching after one of its workers has closed
+        # the search (proved the optimum), up to its time limit, and then past it by
+        # seconds: its log's "#Done" line is the only word of that, so it is stopped there.
+        params.log_search_progress = portfolio
+        params.log_to_stdout = False
+        solver.log_callback = partial(_stop_when_done, solver) if portfolio else None
         model.clear_hints()  # type: ignore[no-untyped-call]
         if best is not None and (not quick or settings.hint_small_models):
             for pair, var in x.items():
@@ -161,6 +167,13 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         if settings.cancelled():
             break
     return code, solver
+
+
+def _stop_when_done(solver: cp_model.CpSolver, line: str) -> None:
+    """Stop ``solver`` when a line of its log says that a worker closed the search. The
+    status stays CP-SAT's own: ``OPTIMAL`` only if it holds the proof."""
+    if line.startswith("#Done"):
+        solver.stop_search()
 
 
 def _stop(solver: cp_model.CpSolver) -> None:
