@@ -111,8 +111,8 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     variables = model.proto.variables
     size = len(variables)
     small = size <= settings.small_model
-    wide = small and any(v.domain[len(v.domain) - 1] > settings.quick_widest
-                         for v in variables)
+    widest = settings.quick_widest if small else settings.relaxed_widest
+    wide = any(v.domain[len(v.domain) - 1] > widest for v in variables)
     phases = ["quick" if small and not wide else "first"]
     if settings.second_try:
         phases.append("portfolio")
@@ -151,11 +151,11 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
                 model.add_hint(var, best.get(pair, 0))
         cancel = settings.cancel
         if cancel is None:
-            code = solver.solve(model)
+            code = _solve(solver, model)
         else:
             with cancel.watching(partial(_stop, solver)) as running:
                 if running:
-                    code = solver.solve(model)
+                    code = _solve(solver, model)
             if not running:
                 break  # cancelled before this phase: the last phase's answer stands
         if effort is not None:
@@ -167,6 +167,35 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         if settings.cancelled():
             break
     return code, solver
+
+
+CRASHES = (IndexError, RuntimeError, ValueError)
+"""What a C++ exception inside CP-SAT reaches Python as."""
+
+
+def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel) -> cp_model.CpSolverStatus:
+    """``solver.solve(model)``, tried again without the hint, then without presolve, if
+    CP-SAT fails inside. Its 9.15 presolve can throw when it carries a hint across a
+    reduced domain (``absl::btree_map::at``, or-tools issue 5288): a planeswalker pile-up
+    with every amount multiplied by 2^29 did, at any parameters, with presolve and the
+    greedy split's hint, and was proved without the hint."""
+    try:
+        return solver.solve(model)
+    except CRASHES as failed:
+        error = failed
+    if len(model.proto.solution_hint.vars) > 0:
+        model.clear_hints()  # type: ignore[no-untyped-call]
+        try:
+            return solver.solve(model)
+        except CRASHES as failed:
+            error = failed
+    if solver.parameters.cp_model_presolve:
+        solver.parameters.cp_model_presolve = False
+        try:
+            return solver.solve(model)
+        except CRASHES as failed:
+            error = failed
+    raise SearchFailed(f"CP-SAT failed inside: {type(error).__name__}: {error}") from error
 
 
 def _stop_when_done(solver: cp_model.CpSolver, line: str) -> None:

@@ -307,6 +307,86 @@ def test_the_portfolio_stops_when_a_worker_closes_the_search(
     assert len(seen) == count  # the quick first try proves it, with no log
 
 
+def crashing(monkeypatch: pytest.MonkeyPatch,
+             when: Any) -> list[tuple[bool, bool]]:
+    """Make CP-SAT throw inside (as its 9.15 presolve does on some hints) whenever
+    ``when(hinted, presolved)``; each solve's (hinted, presolved), in turn."""
+    real = cp_model.CpSolver.solve
+    calls: list[tuple[bool, bool]] = []
+
+    def solve(self: cp_model.CpSolver, model: cp_model.CpModel, *args: Any) -> Any:
+        hinted = len(model.proto.solution_hint.vars) > 0
+        presolved = bool(self.parameters.cp_model_presolve)
+        calls.append((hinted, presolved))
+        if when(hinted, presolved):
+            raise IndexError("absl::btree_map::at")
+        return real(self, model, *args)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", solve)
+    return calls
+
+
+@pytest.mark.parametrize("when", [lambda hinted, presolved: hinted and presolved,
+                                  lambda hinted, presolved: presolved],
+                         ids=["on a hint", "in presolve"])
+def test_a_crash_inside_cp_sat_is_searched_again_without_what_caused_it(
+        monkeypatch: pytest.MonkeyPatch, when: Any) -> None:
+    """CP-SAT 9.15's presolve throws on some hints (or-tools issue 5288): the run is
+    tried again without the hint, then without presolve, and still proves the brute
+    force's optimum."""
+    import brute
+
+    doc = walls(17, attackers=2)  # past quick_widest: presolved, from the hint
+    terms = brute.default_objective("attackers")
+    calls = crashing(monkeypatch, when)
+    answer = api.solve(doc, objective=terms, settings=CPSAT)
+    assert answer["status"] == "optimal"
+    assert_legal(doc, answer)
+    assert tuple(answer["objective"].values()) == brute.optimum(doc, "attackers", terms)
+    assert (True, True) in calls and not any(when(*call) for call in calls[-1:])
+
+
+def test_a_crash_that_outlasts_the_retries_is_an_internal_error(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path))
+    crashing(monkeypatch, lambda hinted, presolved: True)
+    with pytest.raises(InternalError) as raised:
+        api.solve(walls(17, attackers=2), settings=CPSAT)
+    assert isinstance(raised.value.__cause__, cpsat.SearchFailed)
+    assert "btree_map" in str(raised.value.__cause__)
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+PRESOLVE_CRASH: Doc = {
+    "active_player": "ap",
+    "players": [{"id": "ap", "life": 10967864935}, {"id": "dp", "life": 49506493405}],
+    "creatures": [
+        {"id": "a20", "controller": "ap", "power": 3321033136, "toughness": 3380348854,
+         "attacking": "pw2", "value": 6, "keywords": ["Trample"]},
+        {"id": "a35", "controller": "ap", "power": 3849551913, "toughness": 3311738846,
+         "attacking": "pw2", "value": 4, "keywords": ["Trample over planeswalkers"]},
+        {"id": "b32", "controller": "dp", "power": 2261370983, "toughness": 1636081984,
+         "value": 8, "blocking": ["a35"]},
+        {"id": "b33", "controller": "dp", "power": 2848844626, "toughness": 1111713024,
+         "value": -1, "blocking": ["a35"]}],
+    "planeswalkers": [{"id": "pw2", "controller": "dp", "loyalty": 2887954104}]}
+"""Four creatures of a planeswalker pile-up whose amounts were multiplied by 2^29: CP-SAT
+9.15's presolve threw ``absl::btree_map::at`` on its model with the greedy split's hint
+(not with these amounts shifted right by even 2 bits)."""
+
+
+def test_the_combat_cp_sat_threw_on_is_proved() -> None:
+    """Whether or not this OR-Tools still throws on it: proved, legal, and the same
+    optimum as a search that never hints."""
+    answer = api.solve(PRESOLVE_CRASH)
+    assert answer["status"] == "optimal"
+    assert_legal(PRESOLVE_CRASH, answer)
+    unhinted = api.solve(PRESOLVE_CRASH, settings=SearchSettings(
+        backend="cpsat", quick_widest=1 << 41, hint_small_models=False))
+    assert unhinted["status"] == "optimal"
+    assert unhinted["objective"] == answer["objective"]
+
+
 # -- search settings are a value passed down -------------------------------------------------
 
 @contextmanager
