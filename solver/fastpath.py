@@ -8,8 +8,9 @@ kinds of split (SPEC §2):
   costs its lethal threshold (1 with deathtouch) and is worth its ``value`` if it can
   die, and blockers of the same cost and value are interchangeable, so it is solved as a
   bounded knapsack by kind (time about linear in the blockers for the few kinds real
-  combats have); what is left over is piled on a blocker already dealt lethal damage, or spread
-  below the thresholds when none is.
+  combats have; on wide amounts, its rows as step functions); what is left over is
+  piled on a blocker already dealt lethal damage, or spread below the thresholds when
+  none is.
 * *passing*: every blocker gets exactly its threshold and the excess goes past it, to
   the attacked player, planeswalker or battle and, with trample over planeswalkers, to
   the planeswalker's controller once its loyalty is reached. Every objective term is a
@@ -30,7 +31,9 @@ for one source (tests compare both with the general path, the validator and brut
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 from trample.models.combat import Player
 from trample.models.errors import InternalError
@@ -95,10 +98,18 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
             left -= take
             size *= 2
     cells = len(bundles) * (capacity + 1)
-    if cells > MAX_CELLS:
-        return None
     if cells <= SMALL_CELLS:
         return _small_knapsack(kinds, bundles, capacity, unit)
+    # Few bundles or small values on a wide capacity: the table's rows as step
+    # functions, when they surely have few steps (row r at most 2^(r+1), and at most
+    # the values so far plus one, as they rise at each step), or when the table is too
+    # large.
+    most = total = 0
+    for row, ((_, value), count) in enumerate(bundles):
+        total += value * count
+        most += min(1 << min(row + 1, 62), capacity + 1, total + 1)
+    if cells > MAX_CELLS or most <= max(cells // STEP_SHARE, STEP_STATES):
+        return _step_knapsack(kinds, bundles, capacity, unit, STEP_MOST)
     import numpy as np  # only for real knapsacks: keeps `import trample.solver` light
     best = np.zeros(capacity + 1, dtype=np.int64)
     take_row = np.zeros((len(bundles), capacity + 1), dtype=np.bool_)
@@ -123,6 +134,119 @@ def _knapsack(costs: list[int], values: list[int], capacity: int) -> list[int] |
 SMALL_CELLS = 512
 """Tables up to this many cells are filled in plain Python (a tiny combat's knapsack:
 NumPy's fixed cost per call is many times the work)."""
+
+
+STEP_STATES = 4_096
+"""Steps :func:`_step_knapsack` is chosen for whatever the table's size, when the rows
+surely hold no more in all; for a larger table, :data:`STEP_SHARE` of its cells."""
+STEP_SHARE = 256
+"""A step costs the plain Python of :func:`_step_knapsack` about as much as this many
+cells of the NumPy table."""
+STEP_MOST = 4_000_000
+"""Steps :func:`_step_knapsack` may build in all (at about 100 bytes each, some 400 MB at
+worst): past it, when the table would pass :data:`MAX_CELLS`, the knapsack is too big."""
+
+
+STEP_ARRAYS = 64
+"""Rows of more steps than this are merged by NumPy (fewer: plain Python, faster there)."""
+
+
+def _step_knapsack(kinds: dict[tuple[int, int], list[int]],
+                   bundles: list[tuple[tuple[int, int], int]], capacity: int,
+                   unit: int, budget: int) -> list[int] | None:
+    """:func:`_knapsack`'s table row by row as step functions, so the same subset: a row
+    is the best value within each capacity, which changes only where some subset of the
+    bundles so far costs exactly that much (the steps: at most 2^rows of them however
+    wide the capacity, and no more than the values' sum, as each step rises). A bundle
+    is taken at a capacity when it strictly improves on the row above, read back from
+    the last row as from the table. Amounts of 2^30 on a few blockers: a handful of
+    steps where the table would have billions of cells. None: more than ``budget``
+    steps in all."""
+    at: Any = [0]  # capacities where the row steps up, increasing
+    best: Any = [0]  # the row's value from each of them on, increasing
+    rows: list[tuple[Any, Any]] = []  # each row's steps before its bundle
+    built = 0
+    for (cost, value), count in bundles:
+        rows.append((at, best))
+        weight = cost // unit * count
+        if weight > capacity:
+            continue
+        if len(at) > STEP_ARRAYS:
+            at, best = _merged_arrays(at, best, weight, value * count, capacity)
+        else:
+            at, best = _merged(at, best, weight, value * count, capacity)
+        built += len(at)
+        if built > budget:
+            return None
+    taken: dict[tuple[int, int], int] = {}
+    left = capacity
+    for row in range(len(bundles) - 1, -1, -1):
+        (cost, value), count = bundles[row]
+        weight = cost // unit * count
+        if weight > left:
+            continue
+        above_at, above = rows[row]
+        stay = above[bisect_right(above_at, left) - 1]
+        take = above[bisect_right(above_at, left - weight) - 1] + value * count
+        if take > stay:
+            taken[(cost, value)] = taken.get((cost, value), 0) + count
+            left -= weight
+    return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
+
+
+def _merged(at: list[int], best: list[int], weight: int, gain: int,
+            capacity: int) -> tuple[Any, Any]:
+    """The next row's steps: the better of the row (``at``, ``best``) and the row
+    shifted right by ``weight`` and up by ``gain``, up to ``capacity``."""
+    merged_at: list[int] = []
+    merged: list[int] = []
+    i = j = 0
+    here = shifted = -1  # each row's value at the capacity reached (-1: none yet)
+    n = len(at)
+    while i < n or j < n:
+        c = at[i] if i < n else capacity + 1
+        d = at[j] + weight if j < n else capacity + 1
+        point = c if c < d else d
+        if point > capacity:
+            break
+        if c == point:
+            here = best[i]
+            i += 1
+        if d == point:
+            shifted = best[j] + gain
+            j += 1
+        top = here if here > shifted else shifted
+        if not merged or top > merged[-1]:
+            merged_at.append(point)
+            merged.append(top)
+    if len(merged_at) > STEP_ARRAYS:
+        import numpy as np
+
+        return np.array(merged_at, dtype=np.int64), np.array(merged, dtype=np.int64)
+    return merged_at, merged
+
+
+def _merged_arrays(at: Any, best: Any, weight: int, gain: int,
+                   capacity: int) -> tuple[Any, Any]:
+    """:func:`_merged` on NumPy arrays."""
+    import numpy as np
+
+    shifted_at = at + weight
+    keep = shifted_at <= capacity
+    shifted_at = shifted_at[keep]
+    shifted = best[keep] + gain
+    points = np.concatenate((at, shifted_at))
+    points.sort(kind="stable")  # two sorted runs: merged
+    if len(points) > 1:
+        points = points[np.concatenate(([True], points[1:] != points[:-1]))]
+    here = best[np.searchsorted(at, points, side="right") - 1]
+    j = np.searchsorted(shifted_at, points, side="right") - 1
+    there = np.where(j >= 0, shifted[np.maximum(j, 0)] if len(shifted) else -1, -1)
+    top = np.maximum(here, there)
+    rises = np.empty(len(top), dtype=np.bool_)
+    rises[0] = True
+    rises[1:] = top[1:] > top[:-1]
+    return points[rises], top[rises]
 
 
 def _small_knapsack(kinds: dict[tuple[int, int], list[int]],

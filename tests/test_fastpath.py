@@ -104,6 +104,50 @@ def test_knapsack_keeps_the_best_of_each_cost() -> None:
     assert check_choice(costs, values, 21) == sum(range(4_991, 5_001))
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 70), widest=st.integers(2, 400),
+       share=st.floats(0.0, 1.0))
+def test_the_steps_choose_as_the_table(seed: int, n: int, widest: int,
+                                       share: float) -> None:
+    """Row by row as step functions (plain Python for a few steps, NumPy for many), the
+    knapsack picks the very subset the table picks, not only one of the same value."""
+    rng = np.random.default_rng(seed)
+    costs = [int(c) for c in rng.integers(1, widest + 1, n)]
+    values = [int(v) for v in rng.integers(-3, 40, n)]
+    capacity = int(share * sum(costs))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fastpath, "STEP_STATES", 0)
+        patch.setattr(fastpath, "STEP_SHARE", 2**62)
+        table = fastpath._knapsack(costs, values, capacity)
+        patch.setattr(fastpath, "STEP_STATES", 2**62)
+        steps = fastpath._knapsack(costs, values, capacity)
+    assert steps == table
+
+
+@settings(max_examples=60, deadline=None)
+@given(costs=st.lists(st.integers(2**28, 2**34), min_size=1, max_size=11),
+       values=st.lists(st.integers(-3, 2**20), min_size=11, max_size=11),
+       share=st.floats(0.0, 1.0))
+def test_wide_amounts_on_few_blockers_are_exact_past_any_table(
+        costs: list[int], values: list[int], share: float) -> None:
+    """Amounts of 2^28 to 2^34 (a table of billions of cells) on up to 11 blockers: a few
+    steps, and the enumeration's optimum."""
+    values = values[: len(costs)]
+    capacity = int(share * sum(costs))
+    assert check_choice(costs, values, capacity) == enumerated(costs, values, capacity)
+
+
+def test_too_many_steps_past_the_table_are_left_to_cp_sat(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    costs = [2**33 + 7 * k * k for k in range(12)]
+    values = [1 + k for k in range(12)]
+    capacity = sum(costs) // 2
+    assert len(costs) * capacity > fastpath.MAX_CELLS
+    assert check_choice(costs, values, capacity) == enumerated(costs, values, capacity)
+    monkeypatch.setattr(fastpath, "STEP_MOST", 20)
+    assert fastpath._knapsack(costs, values, capacity) is None
+
+
 def test_too_large_values_are_left_to_cp_sat() -> None:
     assert fastpath._knapsack([1, 1], [2**62, 2**62], 1) is None
 
