@@ -23,6 +23,7 @@ arguments give the same document. The families:
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -338,3 +339,24 @@ def wide_amounts(rng: random.Random) -> Document:
             "players": [_player(ACTIVE), _player("d", rng.randint(1, scale))],
             "creatures": creatures, "step": "regular"}
 
+
+
+MOST = 2**40
+"""The largest amount a document holds."""
+AMOUNT_FIELDS = ("power", "toughness", "loyalty", "defense", "life")
+"""The amounts :func:`scaled` multiplies."""
+
+
+def scaled(doc: Document, factor: int, rng: random.Random) -> Document:
+    """``doc`` with every positive amount (power, toughness, loyalty, defense, life)
+    multiplied by ``factor`` plus noise below half of it, capped at :data:`MOST`: the
+    same combat in amounts that no common divisor brings back, so that wide amounts are
+    met where the benchmark's families have their shapes."""
+    out = json.loads(json.dumps(doc))
+    for key in ("creatures", "planeswalkers", "battles", "players"):
+        for item in out.get(key, []):
+            for field in AMOUNT_FIELDS:
+                amount = item.get(field)
+                if isinstance(amount, int) and amount > 0 and factor > 1:
+                    item[field] = min(MOST, amount * factor + rng.randrange(factor // 2))
+    return out
