@@ -25,12 +25,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
 from trample.models.errors import InternalError
 from trample.solver import api, cpsat
 from trample.solver import serve as engine
 from trample.solver.search_settings import SHIPPED, SearchSettings
+
+import strategies
 
 Doc = dict[str, Any]
 
@@ -256,6 +260,34 @@ def test_a_small_model_of_wide_amounts_is_proved_in_a_short_first_try(power: int
     quick = cpsat.solve_group(space, sources, terms,
                               settings=replace(short, quick_widest=power))
     assert quick.status != "optimal"  # the quick way: not proved within the same effort
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=st.one_of(strategies.combats(rich=True), strategies.pileups(),
+                     strategies.with_outcomes()))
+def test_the_widest_value_kept_is_the_widest_in_the_model(doc: Doc) -> None:
+    """What decides a model's first try (``quick_widest``, ``relaxed_widest``) is kept
+    as its integer variables are made: it is the largest value any of them can take,
+    as read back from the model, for every group and objective."""
+    from trample.models.combat import Combat
+    from trample.models.errors import TrampleError
+    from trample.solver.objectives import DEFAULTS
+    from trample.solver.rules import legal_space
+
+    try:
+        space = legal_space(Combat.from_json(doc), "attackers")
+    except TrampleError:
+        return
+    sources = [s for s in space.sources if s.assigns]
+    if not sources:
+        return
+    built = cpsat.build_group(space, sources, list(DEFAULTS["attackers"]))
+    read = max(v.domain[len(v.domain) - 1] for v in built.model.proto.variables)
+    assert cpsat._widest(built.model) == max(read, 1)
+    copy = cp_model.CpModel()
+    copy.proto.copy_from(built.model.proto)
+    assert cpsat._widest(copy) == read
 
 
 def test_wide_amounts_keep_the_brute_force_optimum() -> None:
