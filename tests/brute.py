@@ -434,8 +434,10 @@ def assigning_sources(doc: dict, side: str) -> list[tuple[str, int]]:
 
 
 def _as_amounts(assignment) -> dict[tuple[str, str], int]:
-    """A dict {(source, target): amount} from such a dict or from an iterable of
-    (source, target, amount) triples."""
+    """A dict {(source, target): amount} from such a dict (itself: its keys are distinct)
+    or from another mapping or an iterable of (source, target, amount) triples."""
+    if type(assignment) is dict:
+        return assignment
     amounts: dict[tuple[str, str], int] = {}
     if isinstance(assignment, Mapping):
         for (source, target), amount in assignment.items():
@@ -840,3 +842,20 @@ def optimum(doc: dict, side: str, terms: Iterable[str]) -> tuple[int, ...]:
     """The lexicographic maximum of `objective` over every legal assignment."""
     terms = list(terms)
     return max(objective(doc, side, a, terms) for a in legal_assignments(doc, side))
+
+
+def optima(doc: dict, side: str, *term_lists: Iterable[str]) -> list[tuple[int, ...]]:
+    """`optimum` for each list of terms, over one enumeration of the legal assignments
+    (each term's value is its own: every term is valued once per assignment)."""
+    lists = [list(terms) for terms in term_lists]
+    every = list(dict.fromkeys(term for terms in lists for term in terms))
+    best: list[tuple[int, ...] | None] = [None] * len(lists)
+    for assignment in legal_assignments(doc, side):
+        value = dict(zip(every, objective(doc, side, assignment, every), strict=True))
+        for k, terms in enumerate(lists):
+            got = tuple(value[term] for term in terms)
+            if best[k] is None or got > best[k]:
+                best[k] = got
+    if None in best:
+        raise ValueError("optima() of a combat with no legal assignment")
+    return best  # type: ignore[return-value]

@@ -107,6 +107,7 @@ RICH_POOL = ("trample", "trample", "trample", "trample over planeswalkers",
              "trample over planeswalkers", "deathtouch", "indestructible")
 
 
+@functools.cache  # one strategy for each set of arguments, built once
 @st.composite
 def keyword_lists(draw, strikes: bool = True, rich: bool = False) -> list[str]:
     pool = RICH_POOL if rich else WEIGHTED_RECOGNIZED if strikes else NO_STRIKE
@@ -125,6 +126,7 @@ def _maybe(draw, key: str, strategy, obj: dict) -> None:
         obj[key] = draw(strategy)
 
 
+@functools.cache  # one strategy for each set of arguments, built once
 @st.composite
 def _creature(draw, cid: str, controller: str, strikes: bool = True,
               rich: bool = False) -> dict:
@@ -385,26 +387,33 @@ def contests(draw) -> dict:
     return doc
 
 
-@st.composite
-def token_swarms(draw) -> dict:
-    """One to three attackers, several of them alike, blocked by tokens of one or two
-    kinds, some tokens blocking several attackers: many creatures that can trade places
-    (the CP-SAT model breaks that symmetry), on either side."""
-    kind = st.fixed_dictionaries({"power": st.integers(0, 2), "toughness": st.integers(1, 3),
-                                  "damage": st.integers(0, 1),
-                                  "value": st.sampled_from([1, 1, 2, -1]),
-                                  "keywords": st.lists(st.sampled_from(["deathtouch",
-                                                                        "indestructible"]),
-                                                       max_size=1)})
-    kinds = draw(st.lists(kind, min_size=1, max_size=2))
-    attacker = st.fixed_dictionaries({
+# token_swarms' kinds of token and of attacker (built once: drawing from them is what varies).
+SWARM_KINDS = st.lists(
+    st.fixed_dictionaries({"power": st.integers(0, 2), "toughness": st.integers(1, 3),
+                           "damage": st.integers(0, 1),
+                           "value": st.sampled_from([1, 1, 2, -1]),
+                           "keywords": st.lists(st.sampled_from(["deathtouch",
+                                                                 "indestructible"]),
+                                                max_size=1)}),
+    min_size=1, max_size=2)
+SWARM_TEMPLATES = st.lists(
+    st.fixed_dictionaries({
         "power": st.integers(0, 5), "toughness": st.integers(1, 3),
         "damage": st.integers(0, 1), "value": st.integers(-1, 3),
         "keywords": st.lists(st.sampled_from(["trample", "trample", "deathtouch",
                                               "trample over planeswalkers"]),
                              max_size=2, unique=True),
-        "attacking": st.sampled_from(["d", "d", "pw"])})
-    templates = draw(st.lists(attacker, min_size=1, max_size=2))
+        "attacking": st.sampled_from(["d", "d", "pw"])}),
+    min_size=1, max_size=2)
+
+
+@st.composite
+def token_swarms(draw) -> dict:
+    """One to three attackers, several of them alike, blocked by tokens of one or two
+    kinds, some tokens blocking several attackers: many creatures that can trade places
+    (the CP-SAT model breaks that symmetry), on either side."""
+    kinds = draw(SWARM_KINDS)
+    templates = draw(SWARM_TEMPLATES)
     creatures = [{"id": f"a{i}", "controller": "a", **draw(st.sampled_from(templates))}
                  for i in range(draw(st.sampled_from([1, 2, 3, 3])))]
     ids = [c["id"] for c in creatures]

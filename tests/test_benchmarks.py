@@ -229,11 +229,30 @@ def test_runner_exits_1_on_a_planted_mismatch(monkeypatch: pytest.MonkeyPatch,
 
 # -- the quick run end to end -------------------------------------------------------------
 
-def test_quick_run(tmp_path: Path) -> None:
-    out = tmp_path / "results"
-    run = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(out)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+QuickRun = tuple[subprocess.CompletedProcess[str], Path, dict[str, bytes]]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> QuickRun:
+    """``python -m benchmarks --quick`` as the README gives it (no ``--out``), its
+    temporary folder a new one of the test's: the run, that folder, and the committed
+    results as they were before it."""
+    import os
+
+    before = _results_state()
+    scratch = tmp_path_factory.mktemp("scratch")
+    run = subprocess.run([sys.executable, "-m", "benchmarks", "--quick"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "TMPDIR": str(scratch)})
+    return run, scratch, before
+
+
+def test_quick_run(quick_run: QuickRun) -> None:
+    run, scratch, _ = quick_run
     assert run.returncode == 0, run.stderr[-3000:]
+    made = [p for p in scratch.iterdir() if p.name.startswith("trample-benchmarks-")]
+    assert len(made) == 1
+    out = made[0]
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert {i["family"] for i in results["instances"]} == set(FAMILIES)
     checks = results["checks"]
@@ -584,15 +603,10 @@ def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
     assert ("tqdm" in named) == ("tqdm" in hidden)
 
 
-def test_a_run_without_out_writes_to_a_new_scratch_folder(tmp_path: Path) -> None:
-    before = _results_state()
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    import os
-
-    run = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--family", "gang",
-                          "--sizes", "10", "--repeat", "1"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600, env={**os.environ, "TMPDIR": str(scratch)})
+def test_a_run_without_out_writes_to_a_new_scratch_folder(quick_run: QuickRun) -> None:
+    """The quick run was given no ``--out``: its results are in one new folder of the
+    temporary folder, which it names, and the committed results are left alone."""
+    run, scratch, before = quick_run
     assert run.returncode == 0, run.stderr[-3000:]
     made = [p for p in scratch.iterdir() if p.name.startswith("trample-benchmarks-")]
     assert len(made) == 1 and str(made[0]) in run.stderr

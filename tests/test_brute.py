@@ -758,6 +758,18 @@ def test_generated_legal_assignments_are_consistent(doc, side):
     assert best == max(brute.objective(doc, side, a, terms) for a in legal)
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=strategies.combats(), side=st.sampled_from([ATTACKERS, BLOCKERS]),
+       data=st.data())
+def test_optima_are_the_optimum_of_each_list_of_terms(doc, side, data):
+    """``optima`` (one enumeration for several objectives) gives what ``optimum`` gives
+    for each, whatever terms the lists share and in whatever order."""
+    every = brute.default_objective_10(side)
+    lists = [data.draw(st.permutations(every)) for _ in range(data.draw(st.integers(1, 3)))]
+    lists = [terms[: data.draw(st.integers(1, len(terms)))] for terms in lists]
+    assert brute.optima(doc, side, *lists) == [brute.optimum(doc, side, t) for t in lists]
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), side=st.sampled_from([ATTACKERS, BLOCKERS]))
 def test_proposals_judged_like_the_enumeration(data, side):

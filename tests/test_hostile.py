@@ -20,6 +20,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -572,20 +573,26 @@ Runs = dict[str, subprocess.CompletedProcess[str]]
 
 @pytest.fixture(scope="module")
 def fuzz_runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    """Every target for FUZZ_SECONDS, all at once (they are mostly waiting on one core)."""
+    """Every target for FUZZ_SECONDS, all at once: one run of the fuzzer instruments the
+    code once and forks a process per target, each with its own exit status and its
+    output in ``<work>/<target>/fuzz.log``."""
     import atheris  # the test extra installs it: the bounded fuzz runs always run
 
     del atheris
     work = tmp_path_factory.mktemp("fuzz")
-    procs = {target: subprocess.Popen(
-        [sys.executable, "-m", "tests.fuzz.run", "--target", target, "--seconds",
-         str(FUZZ_SECONDS), "--work", str(work / target), "--timeout", "30"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for target in FUZZ_TARGETS}
+    command = [sys.executable, "-m", "tests.fuzz.run", "--seconds", str(FUZZ_SECONDS),
+               "--work", str(work), "--timeout", "30"]
+    for target in FUZZ_TARGETS:
+        command += ["--target", target]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    statuses = dict(re.findall(r"^(\w+): exit status (-?\d+);", run.stdout, re.MULTILINE))
     out = {}
-    for target, proc in procs.items():
-        stdout, _ = proc.communicate(timeout=180)
-        out[target] = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, "")
+    for target in FUZZ_TARGETS:
+        log = work / target / "fuzz.log"
+        output = log.read_text(errors="replace") if log.exists() else ""
+        code = int(statuses[target]) if target in statuses else run.returncode or -1
+        out[target] = subprocess.CompletedProcess(
+            command, code, f"{output}\n{run.stdout}\n{run.stderr[-2000:]}", "")
     return out
 
 

@@ -24,6 +24,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,11 +128,16 @@ def test_a_batch_past_the_cap_is_one_minus_32600() -> None:
     assert f"at most {engine.MAX_BATCH:,}" in got["error"]["message"]
 
 
-def run_measured(stdin: bytes, tmp_path: Path, address_space: int | None = None
-                 ) -> tuple[list[Any], int, int]:
-    """``trample serve`` on ``stdin``: its answers, exit status and peak resident memory
-    (KiB, of that process alone), under an address-space cap when one is given."""
-    source, sink = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+Measured = tuple[list[Any], int, int]
+
+
+def start_measured(stdin: bytes, folder: Path, address_space: int | None = None
+                   ) -> Callable[[], Measured]:
+    """Start ``trample serve`` on ``stdin`` (under an address-space cap when one is given);
+    the function returned waits for it and gives its answers, exit status and peak
+    resident memory (KiB, of that process alone)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    source, sink = folder / "in.jsonl", folder / "out.jsonl"
     source.write_bytes(stdin)
 
     def cap() -> None:
@@ -141,10 +147,21 @@ def run_measured(stdin: bytes, tmp_path: Path, address_space: int | None = None
     with source.open("rb") as f, sink.open("wb") as g:
         proc = subprocess.Popen([sys.executable, "-m", "trample.solver", "serve"], stdin=f,
                                 stdout=g, stderr=subprocess.DEVNULL, preexec_fn=cap)
+
+    def finish() -> Measured:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
-    answers = [json.loads(line) for line in sink.read_bytes().splitlines()]
-    return answers, proc.returncode, usage.ru_maxrss
+        answers = [json.loads(line) for line in sink.read_bytes().splitlines()]
+        return answers, proc.returncode, usage.ru_maxrss
+
+    return finish
+
+
+def run_measured(stdin: bytes, tmp_path: Path, address_space: int | None = None
+                 ) -> Measured:
+    """``trample serve`` on ``stdin``: its answers, exit status and peak resident memory
+    (KiB, of that process alone), under an address-space cap when one is given."""
+    return start_measured(stdin, tmp_path, address_space)()
 
 
 GiB = 2**30
@@ -184,16 +201,56 @@ def wide(pairs: int, power: int = 5000) -> Doc:
             "creatures": creatures}
 
 
-@pytest.mark.parametrize("limit", [2_000, engine.MAX_ENUMERATE])
-def test_a_220_kb_enumerate_stays_within_the_response_bound(tmp_path: Path, limit: int
-                                                            ) -> None:
+ENUMERATE_LIMITS = (2_000, engine.MAX_ENUMERATE)
+
+
+def serve_peak_kib() -> int:
+    """The peak virtual memory (VmPeak, KiB) of a serve process that answered one small
+    request: the base of the address-space cap of the memory test."""
+    small = json.dumps(call("count", {"combat": SPEC_EXAMPLE}, "last")).encode() + b"\n"
+    proc = subprocess.Popen([sys.executable, "-m", "trample.solver", "serve"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(small)
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["result"] == {"count": 3}
+    status_lines = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
+    peak_kib = int(next(x for x in status_lines if x.startswith("VmPeak:")).split()[1])
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    return peak_kib
+
+
+@pytest.fixture(scope="module")
+def big_enumerates(tmp_path_factory: pytest.TempPathFactory) -> dict[Any, Measured]:
+    """The serve runs that answer an enumerate of ``wide(1400)`` (a page of 16 MiB), at
+    once, each a process of its own measured alone: with each of ENUMERATE_LIMITS under a
+    2 GiB address space, and ("memory") among other lines under an address space some
+    40 MB past what serve needs for small requests."""
+    folder = tmp_path_factory.mktemp("big_enumerates")
+    doc = wide(1400)
+    runs: dict[Any, Callable[[], Measured]] = {}
+    for limit in ENUMERATE_LIMITS:
+        line = json.dumps(call("enumerate", {"combat": doc, "limit": limit})).encode()
+        assert 200_000 < len(line) < 250_000
+        runs[limit] = start_measured(line + b"\n", folder / str(limit), 2 * GiB)
+    peak_kib = serve_peak_kib()
+    small = json.dumps(call("count", {"combat": SPEC_EXAMPLE}, "last")).encode() + b"\n"
+    big = json.dumps(call("enumerate", {"combat": doc, "limit": 2000}, "big"))
+    bomb = "[" + "[]," * 5_000_000 + "[]]"
+    stdin = small + (big + "\n" + bomb + "\n").encode() + small
+    runs["memory"] = start_measured(stdin, folder / "memory", peak_kib * 1024 + 40 * 2**20)
+    return {key: finish() for key, finish in runs.items()}
+
+
+@pytest.mark.parametrize("limit", ENUMERATE_LIMITS)
+def test_a_220_kb_enumerate_stays_within_the_response_bound(
+        big_enumerates: dict[Any, Measured], limit: int) -> None:
     """Limit 2,000 was once a 144 MB line in 860 MB of memory (the allowed 100,000 would
     have needed some 40 GB); now a page under 16 MiB in some 80 MB whatever the limit
     (budget 800 MB; the address space capped at 2 GiB, so that a regression fails here
     rather than swamping the machine), and the continuation it names."""
-    line = json.dumps(call("enumerate", {"combat": wide(1400), "limit": limit})).encode()
-    assert 200_000 < len(line) < 250_000
-    answers, status, rss_kib = run_measured(line + b"\n", tmp_path, 2 * GiB)
+    answers, status, rss_kib = big_enumerates[limit]
     assert status == 0 and len(answers) == 1
     page = answers[0]["result"]
     text = json.dumps(answers[0])
@@ -274,27 +331,12 @@ def test_handle_gives_plain_values_to_python_callers() -> None:
 # -- 6. running out of memory never ends serve -----------------------------------------------
 
 def test_memory_running_out_is_an_answer_and_the_next_line_is_answered(
-        tmp_path: Path) -> None:
+        big_enumerates: dict[Any, Measured]) -> None:
     """Under an address space some 40 MB past what serve needs for small requests: an
     enumerate whose page needs more, and a line whose decoded value needs some 300 MB,
     are answered -32603 (or, the page, in full); the small request after them is
     answered. Once: exit status 3 while encoding an answer."""
-    small = json.dumps(call("count", {"combat": SPEC_EXAMPLE}, "last")).encode() + b"\n"
-    proc = subprocess.Popen([sys.executable, "-m", "trample.solver", "serve"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(small)
-    proc.stdin.flush()
-    assert json.loads(proc.stdout.readline())["result"] == {"count": 3}
-    status_lines = Path(f"/proc/{proc.pid}/status").read_text().splitlines()
-    peak_kib = int(next(x for x in status_lines if x.startswith("VmPeak:")).split()[1])
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0
-
-    big = json.dumps(call("enumerate", {"combat": wide(1400), "limit": 2000}, "big"))
-    bomb = "[" + "[]," * 5_000_000 + "[]]"
-    stdin = small + (big + "\n" + bomb + "\n").encode() + small
-    answers, status, _ = run_measured(stdin, tmp_path, peak_kib * 1024 + 40 * 2**20)
+    answers, status, _ = big_enumerates["memory"]
     assert status == 0
     assert len(answers) == 4, answers
     assert answers[0] == answers[3] == {"jsonrpc": "2.0", "result": {"count": 3},
