@@ -13,7 +13,9 @@ import importlib.util
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 BENCH_PACKAGES = {"scipy": "SciPy", "matplotlib": "Matplotlib", "tqdm": "tqdm"}
 """Import name and name of each package of trample's ``bench`` extra."""
@@ -65,3 +67,22 @@ def check_seconds(parser: argparse.ArgumentParser, seconds: float, flag: str) ->
     if not 0 < seconds <= 3600:
         parser.error(f"{flag} must be more than 0 and at most 3600 seconds")
 
+
+def run_study(out: Path | None, name: str, work: Callable[[], Any],
+              markdown: Callable[[Any], str], failure: type[Exception]) -> int:
+    """A solving study's end: OR-Tools loaded and one tiny combat solved before any clock
+    starts, then ``work()``'s results written (:func:`write_study`); 0, or 1 with the
+    message of a ``failure`` it raised (an illegal answer, a disagreement)."""
+    from ortools.sat.python import cp_model  # noqa: F401  (load before any clock starts)
+
+    from benchmarks import generators
+    from trample.solver import api
+
+    api.solve(generators.tiny(3, 0))
+    try:
+        results = work()
+    except failure as exc:
+        print(f"benchmarks.{name}: {exc}", file=sys.stderr)
+        return 1
+    write_study(out, name, results, markdown(results))
+    return 0

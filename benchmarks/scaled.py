@@ -25,7 +25,7 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks import generators, runner
-from benchmarks.output import add_study_out, check_seconds, write_study
+from benchmarks.output import add_study_out, check_seconds, run_study
 from trample.solver import api
 
 INSTANCES = (("gang", 1000), ("widegang", 1000), ("armies", 100), ("shared5", 100),
@@ -121,16 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     instances, factors = INSTANCES, FACTORS
     if args.quick:
         (instances, factors), args.seeds, args.time_limit = QUICK, 1, 5.0
-    from ortools.sat.python import cp_model  # noqa: F401  (load before any clock starts)
-
-    api.solve(generators.tiny(3, 0))
-    try:
-        results = run(instances, factors, args.seeds, args.time_limit)
-    except Illegal as exc:
-        print(f"benchmarks.scaled: {exc}", file=sys.stderr)
-        return 1
-    write_study(args.out, "scaled", results, markdown(results))
-    return 0
+    return run_study(args.out, "scaled",
+                     lambda: run(instances, factors, args.seeds, args.time_limit),
+                     markdown, Illegal)
 
 
 if __name__ == "__main__":

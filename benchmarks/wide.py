@@ -28,7 +28,7 @@ from typing import Any
 from tqdm import tqdm
 
 from benchmarks import generators
-from benchmarks.output import add_study_out, check_seconds, write_study
+from benchmarks.output import add_study_out, check_seconds, run_study
 from trample.solver import api
 from trample.solver.search_settings import SHIPPED
 
@@ -123,16 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_seconds(parser, args.time_limit, "--time-limit")
     if args.quick:
         args.seeds, args.per_seed, args.time_limit = 1, 3, 1.0
-    from ortools.sat.python import cp_model  # noqa: F401  (load before any clock starts)
-
-    api.solve(generators.tiny(3, 0))
-    try:
-        results = run(args.seeds, args.per_seed, args.time_limit)
-    except Disagreement as exc:
-        print(f"benchmarks.wide: {exc}", file=sys.stderr)
-        return 1
-    write_study(args.out, "wide", results, markdown(results))
-    return 0
+    return run_study(args.out, "wide",
+                     lambda: run(args.seeds, args.per_seed, args.time_limit),
+                     markdown, Disagreement)
 
 
 if __name__ == "__main__":
