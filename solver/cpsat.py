@@ -155,7 +155,13 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
         if effort is not None:
             params.max_deterministic_time = min(params.max_deterministic_time,
                                                 max(effort.left, 0.0))
-        params.max_time_in_seconds = inf if remaining is None else max(remaining, 0.001)
+        if remaining is None:
+            params.max_time_in_seconds = inf
+        else:
+            # Kept back: CP-SAT stops late on big models, and the answer must still be
+            # read back and checked within the deadline.
+            keep = min(size * settings.stop_seconds_per_variable, remaining / 2)
+            params.max_time_in_seconds = max(remaining - keep, 0.001)
         # The interleaved portfolio goes on searching after one of its workers has closed
         # the search (proved the optimum), up to its time limit, and then past it by
         # seconds: its log's "#Done" line is the only word of that, so it is stopped there.

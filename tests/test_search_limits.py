@@ -221,6 +221,33 @@ def test_cp_sat_symmetry_detection_is_off_on_big_models(monkeypatch: pytest.Monk
     assert levels and set(levels) == {level}
 
 
+@pytest.mark.parametrize("per_variable", [0.0, 0.5, 1e6])
+def test_a_cp_sat_run_keeps_time_back_for_each_variable(monkeypatch: pytest.MonkeyPatch,
+                                                        per_variable: float) -> None:
+    # CP-SAT stops after its time limit, the later the bigger the model (0.2 s on 8,002
+    # variables): each run's limit keeps back time per variable, at most half of it.
+    runs: list[tuple[float, float, int]] = []
+    real = cp_model.CpSolver.solve
+
+    def spy(self: cp_model.CpSolver, model: cp_model.CpModel, *args: Any) -> Any:
+        left = deadline - time.monotonic()
+        runs.append((left, self.parameters.max_time_in_seconds, len(model.proto.variables)))
+        return real(self, model, *args)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", spy)
+    settings = SearchSettings(backend="cpsat", stop_seconds_per_variable=per_variable)
+    deadline = time.monotonic() + 600
+    answer = api.solve(shared_blockers_combat(), settings=settings, time_limit=600)
+    assert answer["status"] == "optimal"
+    assert runs
+    for left, given_limit, size in runs:
+        keep = min(size * per_variable, left / 2)
+        # The limit is set a moment before the spy reads the clock: allow that moment.
+        assert left - keep - 1 <= given_limit <= left - keep + 1
+        if per_variable >= 1e6:
+            assert given_limit <= left / 2 + 1
+
+
 # -- wide amounts get the linear relaxation from the first try ---------------------------------
 
 def walls(power: int, attackers: int = 3) -> Doc:
