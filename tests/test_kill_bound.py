@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from trample.models.combat import Combat
-from trample.solver import cpsat
+from trample.solver import cpsat, kill_bound
 from trample.solver.kill_bound import kills_ceiling
 from trample.solver.objectives import evaluate, scoring
 from trample.solver.optimize import mode_vectors
@@ -102,6 +102,27 @@ def test_without_shared_creatures_the_ceiling_is_the_optimum(doc: dict, side: st
     best = brute.optimum(doc, side, ["kills"])[0]
     event(f"kills {'0' if best == 0 else 'above 0'}")
     assert ceiling + scoring(space).kills_constant == best
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(st.tuples(st.integers(1, 12), st.integers(1, 9)), max_size=8),
+       capacity=st.integers(0, 40))
+def test_the_knapsack_steps_are_the_table(items: list[tuple[int, int]],
+                                          capacity: int) -> None:
+    """The steps of each source's knapsack read back, amount by amount, as the table of
+    the best value within each amount (filled here plainly, every set tried), and only
+    where it rises."""
+    best = [0] * (capacity + 1)
+    for chosen in range(1 << len(items)):
+        need = sum(n for k, (n, _) in enumerate(items) if chosen >> k & 1)
+        value = sum(v for k, (_, v) in enumerate(items) if chosen >> k & 1)
+        for d in range(need, capacity + 1):
+            best[d] = max(best[d], value)
+    steps = kill_bound._knapsack(items, capacity)
+    assert steps[0] == (0, 0)
+    assert [d for d, _ in steps] == [d for d in range(capacity + 1)
+                                     if d == 0 or best[d] > best[d - 1]]
+    assert all(best[d] == f for d, f in steps)
 
 
 def _terms(side: str, data: st.DataObject) -> list[str]:
