@@ -174,7 +174,7 @@ def _step_knapsack(kinds: dict[tuple[int, int], list[int]],
         if len(at) > STEP_ARRAYS:
             at, best = _merged_arrays(at, best, weight, value * count, capacity)
         else:
-            at, best = _merged(at, best, weight, value * count, capacity)
+            at, best = merge_steps(at, best, weight, value * count, capacity)
         built += len(at)
         if built > budget:
             return None
@@ -194,10 +194,11 @@ def _step_knapsack(kinds: dict[tuple[int, int], list[int]],
     return sorted(i for kind, count in taken.items() for i in kinds[kind][:count])
 
 
-def _merged(at: list[int], best: list[int], weight: int, gain: int,
+def merge_steps(at: list[int], best: list[int], weight: int, gain: int,
             capacity: int) -> tuple[Any, Any]:
-    """The next row's steps: the better of the row (``at``, ``best``) and the row
-    shifted right by ``weight`` and up by ``gain``, up to ``capacity``."""
+    """The next row's steps: the better of the row (``at``, ``best``: where a knapsack's
+    best value steps up, and to what) and the row shifted right by ``weight`` and up by
+    ``gain``, up to ``capacity`` (NumPy arrays past :data:`STEP_ARRAYS` steps)."""
     merged_at: list[int] = []
     merged: list[int] = []
     i = j = 0
@@ -228,7 +229,7 @@ def _merged(at: list[int], best: list[int], weight: int, gain: int,
 
 def _merged_arrays(at: Any, best: Any, weight: int, gain: int,
                    capacity: int) -> tuple[Any, Any]:
-    """:func:`_merged` on NumPy arrays."""
+    """:func:`merge_steps` on NumPy arrays."""
     import numpy as np
 
     shifted_at = at + weight

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from trample.solver.fastpath import merge_steps
 from trample.solver.objectives import scoring
 from trample.solver.rules import LegalSpace, Source
 
@@ -107,29 +108,13 @@ def _knapsack(items: Sequence[tuple[int, int]], capacity: int) -> list[tuple[int
     """The steps of ``f(d)``, the greatest total value of ``items`` (need, value) whose
     needs sum to at most ``d``, for ``d`` in ``[0, capacity]``: each (d, f(d)) where it
     rises, from (0, 0), in increasing order of both."""
-    steps = [(0, 0)]
+    at: list[int] = [0]
+    best: list[int] = [0]
     for need, value in items:
-        if need > capacity:
-            continue
-        # The sets with the item, merged with those without; a set costing no less than
-        # another and worth no more is dropped.
-        shifted = [(d + need, f + value) for d, f in steps if d + need <= capacity]
-        merged: list[tuple[int, int]] = []
-        i = j = 0
-        while i < len(steps) or j < len(shifted):
-            if j == len(shifted) or (i < len(steps) and steps[i] <= shifted[j]):
-                step = steps[i]
-                i += 1
-            else:
-                step = shifted[j]
-                j += 1
-            if not merged or step[1] > merged[-1][1]:
-                if merged and merged[-1][0] == step[0]:
-                    merged[-1] = step
-                else:
-                    merged.append(step)
-        steps = merged
-    return steps
+        if need <= capacity:
+            merged_at, merged = merge_steps(at, best, need, value, capacity)
+            at, best = list(map(int, merged_at)), list(map(int, merged))
+    return list(zip(at, best, strict=True))
 
 
 def _hull(steps: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
