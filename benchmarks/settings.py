@@ -37,6 +37,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "as shipped": {},
     "no symmetry breaking": {"symmetry": False},
     "no ceiling on kills (searched from below)": {"kills_first": False},
+    "no creatures decided by the ceiling's prices": {"kills_fixing": False},
     "greedy hint in the first try": {"hint_small_models": True},
     "presolve, LP and hint in the first try": {"small_model": -1},
     "one thread": {"threads": 1},

@@ -23,7 +23,7 @@ from trample.models.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Ou
 from trample.models.outcomes import creature_dies as _dies_now
 from trample.solver.assignment import Amounts
 from trample.solver.fastpath import ceilings
-from trample.solver.kill_bound import kills_ceiling
+from trample.solver.kill_bound import Ceiling, kills_ceiling
 from trample.solver.objectives import (
     DAMAGE_KINDS,
     OUTCOME_DAMAGE_KINDS,
@@ -260,6 +260,10 @@ class GroupModel:
     lows: list[int]
     spans: list[int]
     """Each term's range: its value lies in [low, low + span]."""
+    lethal: dict[str, cp_model.IntVar | bool]
+    """The literal of each creature the model asks about: true only if the creature is
+    lethally assigned (true exactly so when it is worth less than nothing to ``kills``),
+    or a constant."""
 
 
 def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
@@ -274,9 +278,9 @@ def build_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     the blockers falls by a fifth). CP-SAT's short first try, without presolve, was
     measured to lose its way on some groups of shared blockers with them."""
     model = _Model()
-    x, expressions, lows, spans = _build(model, space, sources, terms, exclude, symmetry,
-                                         settings, ceiled)
-    return GroupModel(model, x, expressions, lows, spans)
+    x, expressions, lows, spans, lethal = _build(model, space, sources, terms, exclude,
+                                                 symmetry, settings, ceiled)
+    return GroupModel(model, x, expressions, lows, spans, lethal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,8 +301,8 @@ def build_rows(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str
     """The model :func:`build_group` builds, by the same code, recorded as integer rows
     (:class:`trample.solver.rows.RowModel`) without a CP-SAT model: what HiGHS solves."""
     model = RowModel()
-    x, expressions, lows, spans = _build(model, space, sources, terms, exclude, symmetry,
-                                         settings, ceiled)
+    x, expressions, lows, spans, _ = _build(model, space, sources, terms, exclude, symmetry,
+                                            settings, ceiled)
     return RowGroup(model.translation(expressions), {p: v.index for p, v in x.items()},
                     lows, spans)
 
@@ -306,11 +310,11 @@ def build_rows(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str
 def _build(model: Any, space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
            exclude: frozenset[str], symmetry: bool | None, settings: SearchSettings,
            ceiled: bool) -> tuple[dict[tuple[str, str], Any], list[Any], list[int],
-                                  list[int]]:
+                                  list[int], dict[str, Any]]:
     """Build the model of :func:`build_group` with ``model``'s calls (an OR-Tools
     ``CpModel``, or a :class:`trample.solver.rows.RowModel` recording rows: ``Any``,
     since both answer the same calls): the variables of the pairs, the terms'
-    expressions and their ranges."""
+    expressions, their ranges and the creatures' lethal literals."""
     # Variables: the amount each source assigns to each of its recipients.
     x: dict[tuple[str, str], cp_model.IntVar] = {}
     into: dict[str, list[cp_model.IntVar]] = {}
@@ -447,7 +451,7 @@ def _build(model: Any, space: LegalSpace, sources: Sequence[Source], terms: Sequ
                        if t in receivers and t not in exclude]
             expressions.append(sum(reached))
             spans.append(len(reached))
-    return x, expressions, lows, spans
+    return x, expressions, lows, spans, lethal
 
 
 def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
@@ -514,7 +518,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         model.maximize(expression)
         if stage == kills_stage and kills is not None:
             code, solver, best = _kills_from_ceiling(model, x, best, deadline, settings,
-                                                     *kills[1:], effort)
+                                                     *kills[1:], built.lethal, effort)
         else:
             code, solver = _run(model, x, best, deadline, settings, effort)
         stages += 1
@@ -563,7 +567,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
 
 def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                  built: GroupModel, settings: SearchSettings
-                 ) -> tuple[int, cp_model.LinearExprT, int, int] | None:
+                 ) -> tuple[int, cp_model.LinearExprT, int, Ceiling] | None:
     """When ``kills`` is the first of ``terms`` that varies over the group and a ceiling
     on it is proved below the top of its range
     (:func:`trample.solver.kill_bound.kills_ceiling`): the term's index, its expression,
@@ -575,29 +579,35 @@ def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[s
     if first is None or terms[first] != "kills":
         return None
     ceiling = kills_ceiling(space, sources)
-    if ceiling is None or ceiling >= built.lows[first] + built.spans[first]:
+    if ceiling is None or ceiling.value >= built.lows[first] + built.spans[first]:
         return None
     return first, built.expressions[first], built.lows[first], ceiling
 
 
 def _attempt(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
              kills: cp_model.LinearExprT, k: int, best: Amounts | None,
-             deadline: float | None, settings: SearchSettings, effort: Effort | None
+             deadline: float | None, settings: SearchSettings, effort: Effort | None,
+             decided: Sequence[tuple[cp_model.IntVar, bool]] = ()
              ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
     """The best split of ``model`` (its objective) that kills at least ``k``: a copy of
     the model with that one constraint more (the same model whatever was tried before),
-    searched by one worker for the first try's effort (and within ``effort``)."""
+    and each literal of ``decided`` fixed (proved: every split that kills ``k`` kills, or
+    spares, its creature), searched by one worker for the first try's effort (and within
+    ``effort``)."""
     trial = _Model()
     trial.proto.copy_from(model.proto)
     trial.widest = _widest(model)
     trial.add(kills >= k)
+    for literal, killed in decided:
+        trial.add(literal == int(killed))
     return _run(trial, x, best, deadline, replace(settings, second_try=False), effort)
 
 
 def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
                         best: Amounts | None, deadline: float | None,
                         settings: SearchSettings, kills: cp_model.LinearExprT, low: int,
-                        ceiling: int, effort: Effort | None = None
+                        ceiling: Ceiling, lethal: dict[str, cp_model.IntVar | bool],
+                        effort: Effort | None = None
                         ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver, Amounts | None]:
     """The stage that ranks splits by ``kills`` first (the model's objective), searched
     from ``ceiling`` (proved: no split kills more) down. The best split that kills at
@@ -611,14 +621,27 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
     others, and proving a value out of reach takes a millisecond or two where proving
     the optimum from below took most of the search. (Two values searched side by side
     on two threads, the lower stopped once the higher is settled, took 3% to 17% longer
-    in all: the lower one's search mostly runs for nothing.) Returns the status, what the
-    search answered (its solver), and the best split known (a start for what
-    follows)."""
-    proved_below = ceiling  # every value above this is out of reach
-    for k in range(ceiling, max(ceiling - settings.kills_descent, low - 1), -1):
+    in all: the lower one's search mostly runs for nothing.)
+
+    Each try starts with the creatures the ceiling's prices decide for ``k`` fixed
+    (:meth:`~trample.solver.kill_bound.Ceiling.decided`, by their ``lethal`` literals;
+    unless ``settings.kills_fixing`` is off), and a value that a creature decides both
+    ways is out of reach without a try (tried values count all the same). Returns the
+    status, what the search answered (its solver), and the best split known (a start for
+    what follows)."""
+    proved_below = ceiling.value  # every value above this is out of reach
+    for k in range(ceiling.value, max(ceiling.value - settings.kills_descent, low - 1), -1):
         if effort is not None and effort.left <= 0:
             break  # the group's effort is spent: k stays possible
-        code, solver = _attempt(model, x, kills, k, best, deadline, settings, effort)
+        decided = ceiling.decided(k) if settings.kills_fixing else []
+        fixed = {c: killed for c, killed in decided}
+        if len(fixed) < len(decided):  # a creature decided both ways
+            proved_below = k - 1
+            continue
+        literals = [(lit, killed) for c, killed in decided
+                    if not isinstance(lit := lethal.get(c, True), bool)]
+        code, solver = _attempt(model, x, kills, k, best, deadline, settings, effort,
+                                literals)
         if code == cp_model.OPTIMAL:
             return code, solver, best
         if code == cp_model.FEASIBLE:  # a split at k, not proved best

@@ -32,11 +32,22 @@ it can take. ``f_s(d) + (P_s - d) * rate`` with ``rate >= 0`` is greatest at the
 amount of a step, and the concave envelope of ``f_s`` has its vertices there too, so the
 bound and the linear program read the steps alone (the same bound as from a table of every
 amount: compared on 143 coupled parts of the benchmark's families, and 7 times sooner).
+
+The same prices also bound the kills of the splits that kill one creature, or spare it:
+killing a shared creature ``c`` makes its term ``v_c - lam_c * t_c`` however negative;
+sparing it drops the term and its price from its sources' rates (what they send it
+kills nothing); killing or sparing a creature only ``s`` reaches makes ``f_s`` the
+knapsack of the others, shifted by its lethal damage and value when it is killed. Where
+one of the two is below ``k``, every split that kills at least ``k`` does the other
+(:meth:`Ceiling.decided`), and where both are, none kills ``k``: the search from the
+ceiling starts with those creatures decided, or skips ``k`` (reduced-cost fixing, as a
+MILP solver does it from its linear relaxation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from trample.solver.fastpath import merge_steps
 from trample.solver.objectives import scoring
@@ -57,11 +68,35 @@ SCALE = 1 << 20
 """The prices are rounded to multiples of ``1 / SCALE`` before the exact evaluation."""
 
 
-def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
+@dataclass(frozen=True, slots=True)
+class Ceiling:
+    """A proved upper bound on the ``kills`` term of a group, and on the kills of its
+    splits that kill, or spare, each creature of positive value it reaches."""
+
+    value: int
+    """No legal split of the group kills more."""
+    creatures: tuple[tuple[str, int, int], ...] = ()
+    """(creature, most kills of a split that kills it, most of one that spares it)."""
+
+    def decided(self, k: int) -> list[tuple[str, bool]]:
+        """(creature, killed) for each creature that every split killing at least ``k``
+        kills (True) or spares (False). A creature listed both ways: no split kills
+        ``k``."""
+        found: list[tuple[str, bool]] = []
+        for creature, killing, sparing in self.creatures:
+            if killing < k:
+                found.append((creature, False))
+            if sparing < k:
+                found.append((creature, True))
+        return found
+
+
+def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> Ceiling | None:
     """An upper bound on the ``kills`` term's value over ``sources`` (closed under coupling,
     as for :func:`trample.solver.cpsat.solve_group`; the expression its model makes: the
-    value of each creature they reach, counted when lethally assigned), proved; None when
-    not worked out (the sources' amounts too wide, or the linear program not solved)."""
+    value of each creature they reach, counted when lethally assigned), proved, with the
+    bounds that decide creatures (:class:`Ceiling`); None when not worked out (the
+    sources' amounts too wide, or the linear program not solved)."""
     score = scoring(space)
     thresholds = space.thresholds
     senders = space.senders  # all in ``sources``: a group is closed under coupling
@@ -69,6 +104,7 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
     constant = 0
     shared: list[str] = []
     own: dict[str, list[tuple[int, int]]] = {s.id: [] for s in sources}
+    own_ids: dict[str, list[str]] = {s.id: [] for s in sources}
     for c, v in score.killable.items():
         if c not in reached or v == 0:
             continue
@@ -81,6 +117,7 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
             else:
                 s = senders[c][0]
                 own[s.id].append((space.lethal_from(s, c), v))
+                own_ids[s.id].append(c)
     if sum(s.power * (len(own[s.id]) + 1) for s in sources) > MAX_CELLS:
         return None
     tables = {s.id: _knapsack(own[s.id], s.power) for s in sources}
@@ -94,14 +131,39 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> int | None:
                      [score.killable[c] for c in shared], reach, tables) if shared else []
     if prices is None:
         return None
-    scaled = SCALE * constant
+    # Everything in units of 1 / SCALE, exactly.
+    margin = [SCALE * score.killable[c] - prices[k] * thresholds[c]
+              for k, c in enumerate(shared)]
+    rates = {s.id: [(k, w * prices[k]) for k, w in reach.get(s.id, ())] for s in sources}
+
+    def paid(s: Source, steps: Sequence[tuple[int, int]], spared: int = -1) -> int:
+        """The source's term: its best own creatures and the price of the rest of its
+        damage, at the best rate of its shared creatures but ``spared``."""
+        rate = max((r for k, r in rates[s.id] if k != spared), default=0)
+        return max(SCALE * f + (s.power - d) * rate for d, f in steps)
+
+    terms = {s.id: paid(s, tables[s.id]) for s in sources}
+    total = SCALE * constant + sum(max(0, m) for m in margin) + sum(terms.values())
+    found: list[tuple[str, int, int]] = []
     for k, c in enumerate(shared):
-        scaled += max(0, SCALE * score.killable[c] - prices[k] * thresholds[c])
+        rest = total - max(0, margin[k])
+        linked = senders[c]
+        sparing = rest - sum(terms[s.id] for s in linked) + \
+            sum(paid(s, tables[s.id], k) for s in linked)
+        found.append((c, (rest + margin[k]) // SCALE, sparing // SCALE))
     for s in sources:
-        table = tables[s.id]
-        rate = max((w * prices[k] for k, w in reach.get(s.id, ())), default=0)
-        scaled += max(SCALE * f + (s.power - d) * rate for d, f in table)
-    return scaled // SCALE
+        rest = total - terms[s.id]
+        tried: dict[tuple[int, int], tuple[int, int]] = {}
+        for j, (need, value) in enumerate(own[s.id]):
+            if (need, value) not in tried:  # alike creatures, alike bounds
+                others = own[s.id][:j] + own[s.id][j + 1:]
+                killing = -SCALE if need > s.power else rest + paid(
+                    s, [(d + need, f + value)
+                        for d, f in _knapsack(others, s.power - need)])
+                tried[need, value] = (killing // SCALE,
+                                      (rest + paid(s, _knapsack(others, s.power))) // SCALE)
+            found.append((own_ids[s.id][j], *tried[need, value]))
+    return Ceiling(total // SCALE, tuple(found))
 
 
 def _knapsack(items: Sequence[tuple[int, int]], capacity: int) -> list[tuple[int, int]]:

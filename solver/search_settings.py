@@ -62,6 +62,11 @@ infeasible, before a search of the whole range below."""
 KILLS_DESCENT = 5
 """How many values of ``kills`` are tried from the ceiling down before the search of the
 whole range below the last one found infeasible."""
+KILLS_FIXING = True
+"""Whether each try at a value ``k`` of ``kills`` from the ceiling down starts with the
+creatures fixed that the ceiling's prices prove every split killing ``k`` kills, or spares
+(:meth:`trample.solver.kill_bound.Ceiling.decided`), and skips a ``k`` one creature
+rules out both ways."""
 
 
 BREAK_SYMMETRY = True
@@ -237,6 +242,9 @@ class SearchSettings:
     """Whether a group is searched from a ceiling on ``kills`` down (:data:`KILLS_FIRST`)."""
     kills_descent: int = KILLS_DESCENT
     """How many values of ``kills`` are tried from the ceiling down."""
+    kills_fixing: bool = KILLS_FIXING
+    """Whether each of those tries starts with the creatures the ceiling decides fixed
+    (:data:`KILLS_FIXING`)."""
     dynamic_program: bool = True
     """Whether groups coupled only by thresholds are settled without search when narrow
     enough (:mod:`trample.solver.lone_groups`)."""

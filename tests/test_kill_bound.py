@@ -66,7 +66,8 @@ def _spaces(doc: dict, side: str) -> list[LegalSpace]:
 
 
 def _ceiling(space: LegalSpace) -> int | None:
-    return kills_ceiling(space, [s for s in space.sources if s.recipients])
+    found = kills_ceiling(space, [s for s in space.sources if s.recipients])
+    return None if found is None else found.value
 
 
 @SMALL
@@ -102,6 +103,66 @@ def test_without_shared_creatures_the_ceiling_is_the_optimum(doc: dict, side: st
     best = brute.optimum(doc, side, ["kills"])[0]
     event(f"kills {'0' if best == 0 else 'above 0'}")
     assert ceiling + scoring(space).kills_constant == best
+
+
+@SMALL
+@given(doc=st.one_of(COMBATS, shared_blocks()), side=SIDES)
+def test_what_the_ceiling_decides_holds_on_every_split_that_kills_enough(doc: dict,
+                                                                        side: str) -> None:
+    """For each k up to the ceiling, every legal assignment the brute force lists that
+    kills at least k (besides what is dead whatever is assigned) kills each creature the
+    ceiling decides killed and spares each one it decides spared; where it decides one
+    both ways, none kills k."""
+    space = legal_space(Combat.from_json(doc), side)
+    if space.alternatives:
+        return
+    ceiling = kills_ceiling(space, [s for s in space.sources if s.recipients])
+    if ceiling is None:
+        return
+    constant = scoring(space).kills_constant
+    assignments = cached_legal_assignments(doc, side)
+    kills = [brute.objective(doc, side, a, ["kills"])[0] - constant for a in assignments]
+    for k in range(ceiling.value - 3, ceiling.value + 1):
+        decided = ceiling.decided(k)
+        both = {c for c, killed in decided if (c, not killed) in decided}
+        event(f"decided {'none' if not decided else 'some'}"
+              f"{', one both ways' if both else ''}")
+        for assignment, killed_here in zip(assignments, kills, strict=True):
+            if killed_here < k:
+                continue
+            assert not both, (k, both)
+            for creature, killed in decided:
+                assert brute.is_lethally_assigned(doc, assignment, creature) == killed, \
+                    (k, creature, killed)
+
+
+def test_a_creature_decided_both_ways_skips_the_try(monkeypatch: Any) -> None:
+    """A ceiling that rules out every k of 1 and more by one creature both ways (true of
+    BELOW: nothing can die there): the descent tries none of them, and the one search left
+    finds the optimum."""
+    space = legal_space(Combat.from_json(BELOW), "attackers")
+    sources = [s for s in space.sources if s.recipients]
+    monkeypatch.setattr(cpsat, "kills_ceiling",
+                        lambda *_: kill_bound.Ceiling(4, (("b0", 0, 0),)))
+    assert kill_bound.Ceiling(4, (("b0", 0, 0),)).decided(1) == [("b0", False), ("b0", True)]
+    statuses: list[str] = []
+    original = cpsat._run
+
+    def spied(*args: Any) -> Any:
+        code, solver = original(*args)
+        statuses.append(solver.status_name(code))
+        return code, solver
+
+    monkeypatch.setattr(cpsat, "_run", spied)
+    terms = ["kills", "player_damage"]
+    for fixing, seen in ((True, ["OPTIMAL"]), (False, ["INFEASIBLE"] * 4 + ["OPTIMAL"])):
+        statuses.clear()
+        found = cpsat.solve_group(space, sources, terms,
+                                  settings=SearchSettings(kills_fixing=fixing))
+        assert statuses == seen, fixing
+        assert found.status == "optimal"
+        assert tuple(evaluate(space, found.amounts, terms).values()) == \
+            brute.optimum(BELOW, "attackers", terms)
 
 
 @settings(max_examples=200, deadline=None)
@@ -162,7 +223,7 @@ def _search_from_the_ceiling(doc: dict, side: str, descent: int,
     assert brute.is_legal(doc, side, found.amounts)
     best = brute.optimum(doc, side, terms)
     assert tuple(evaluate(space, found.amounts, terms).values()) == best
-    ceiling = kills_ceiling(space, sources)
+    ceiling = _ceiling(space)
     if ceiling is not None:
         event(f"ceiling {'at' if ceiling + scoring(space).kills_constant == best[0] else 'above'}"
               " the optimum")
@@ -191,7 +252,7 @@ def test_a_ceiling_above_the_optimum_is_searched_down_to_it(monkeypatch: Any) ->
     way the answer is the brute force's optimum."""
     space = legal_space(Combat.from_json(BELOW), "attackers")
     sources = [s for s in space.sources if s.recipients]
-    assert kills_ceiling(space, sources) == 4
+    assert _ceiling(space) == 4
     terms = ["kills", "player_damage"]
     best = brute.optimum(BELOW, "attackers", terms)
     assert best[0] == 0
