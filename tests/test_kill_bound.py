@@ -136,15 +136,8 @@ def test_what_the_ceiling_decides_holds_on_every_split_that_kills_enough(doc: di
                     (k, creature, killed)
 
 
-def test_a_creature_decided_both_ways_skips_the_try(monkeypatch: Any) -> None:
-    """A ceiling that rules out every k of 1 and more by one creature both ways (true of
-    BELOW: nothing can die there): the descent tries none of them, and the one search left
-    finds the optimum."""
-    space = legal_space(Combat.from_json(BELOW), "attackers")
-    sources = [s for s in space.sources if s.recipients]
-    monkeypatch.setattr(cpsat, "kills_ceiling",
-                        lambda *_: kill_bound.Ceiling(4, (("b0", 0, 0),)))
-    assert kill_bound.Ceiling(4, (("b0", 0, 0),)).decided(1) == [("b0", False), ("b0", True)]
+def _statuses_of_runs(monkeypatch: Any) -> list[str]:
+    """The list each CP-SAT run of :mod:`trample.solver.cpsat` appends its status to."""
     statuses: list[str] = []
     original = cpsat._run
 
@@ -154,6 +147,19 @@ def test_a_creature_decided_both_ways_skips_the_try(monkeypatch: Any) -> None:
         return code, solver
 
     monkeypatch.setattr(cpsat, "_run", spied)
+    return statuses
+
+
+def test_a_creature_decided_both_ways_skips_the_try(monkeypatch: Any) -> None:
+    """A ceiling that rules out every k of 1 and more by one creature both ways (true of
+    BELOW: nothing can die there): the descent tries none of them, and the one search left
+    finds the optimum."""
+    space = legal_space(Combat.from_json(BELOW), "attackers")
+    sources = [s for s in space.sources if s.recipients]
+    monkeypatch.setattr(cpsat, "kills_ceiling",
+                        lambda *_: kill_bound.Ceiling(4, (("b0", 0, 0),)))
+    assert kill_bound.Ceiling(4, (("b0", 0, 0),)).decided(1) == [("b0", False), ("b0", True)]
+    statuses = _statuses_of_runs(monkeypatch)
     terms = ["kills", "player_damage"]
     for fixing, seen in ((True, ["OPTIMAL"]), (False, ["INFEASIBLE"] * 4 + ["OPTIMAL"])):
         statuses.clear()
@@ -256,15 +262,7 @@ def test_a_ceiling_above_the_optimum_is_searched_down_to_it(monkeypatch: Any) ->
     terms = ["kills", "player_damage"]
     best = brute.optimum(BELOW, "attackers", terms)
     assert best[0] == 0
-    statuses: list[str] = []
-    original = cpsat._run
-
-    def spied(*args: Any) -> Any:
-        code, solver = original(*args)
-        statuses.append(solver.status_name(code))
-        return code, solver
-
-    monkeypatch.setattr(cpsat, "_run", spied)
+    statuses = _statuses_of_runs(monkeypatch)
     for descent, seen in ((5, ["INFEASIBLE"] * 4 + ["OPTIMAL"]),
                           (2, ["INFEASIBLE"] * 2 + ["OPTIMAL"]),
                           (0, ["OPTIMAL"])):
