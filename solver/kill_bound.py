@@ -41,7 +41,12 @@ knapsack of the others, shifted by its lethal damage and value when it is killed
 one of the two is below ``k``, every split that kills at least ``k`` does the other
 (:meth:`Ceiling.decided`), and where both are, none kills ``k``: the search from the
 ceiling starts with those creatures decided, or skips ``k`` (reduced-cost fixing, as a
-MILP solver does it from its linear relaxation).
+MILP solver does it from its linear relaxation). The work stays linear in the input: a
+shared creature changes only the rates of the sources whose best rate it pays (each
+source keeps its best two), and the knapsack of all of a source's creatures but one is
+read from the knapsacks of those before it and those after it, each built once (a
+source of power 20 with 2,000 creatures of distinct values: 0.27 s from the sources,
+where a knapsack for each creature took 37 s).
 """
 
 from __future__ import annotations
@@ -134,44 +139,84 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> Ceiling | Non
     # Everything in units of 1 / SCALE, exactly.
     margin = [SCALE * score.killable[c] - prices[k] * thresholds[c]
               for k, c in enumerate(shared)]
-    rates = {s.id: [(k, w * prices[k]) for k, w in reach.get(s.id, ())] for s in sources}
+    # Each source's best rate, the shared creature paying it, and the best of the others'.
+    rates: dict[str, tuple[int, int, int]] = {}
+    for s in sources:
+        top, paying, second = 0, -1, 0
+        for k, w in reach.get(s.id, ()):
+            rate = w * prices[k]
+            if rate > top:
+                top, paying, second = rate, k, top
+            elif rate > second:
+                second = rate
+        rates[s.id] = (top, paying, second)
 
-    def paid(s: Source, steps: Sequence[tuple[int, int]], spared: int = -1) -> int:
-        """The source's term: its best own creatures and the price of the rest of its
-        damage, at the best rate of its shared creatures but ``spared``."""
-        rate = max((r for k, r in rates[s.id] if k != spared), default=0)
-        return max(SCALE * f + (s.power - d) * rate for d, f in steps)
+    def paid(s: Source, rate: int) -> int:
+        """The source's term: its best own creatures, the rest of its damage at ``rate``."""
+        return max(SCALE * f + (s.power - d) * rate for d, f in tables[s.id])
 
-    terms = {s.id: paid(s, tables[s.id]) for s in sources}
+    terms = {s.id: paid(s, rates[s.id][0]) for s in sources}
     total = SCALE * constant + sum(max(0, m) for m in margin) + sum(terms.values())
     found: list[tuple[str, int, int]] = []
     for k, c in enumerate(shared):
         rest = total - max(0, margin[k])
-        linked = senders[c]
-        sparing = rest - sum(terms[s.id] for s in linked) + \
-            sum(paid(s, tables[s.id], k) for s in linked)
+        # Spared, it pays no source: those it paid the best rate get their second best.
+        sparing = rest - sum(terms[s.id] - paid(s, rates[s.id][2])
+                             for s in senders[c] if rates[s.id][1] == k)
         found.append((c, (rest + margin[k]) // SCALE, sparing // SCALE))
     for s in sources:
         rest = total - terms[s.id]
-        tried: dict[tuple[int, int], tuple[int, int]] = {}
-        for j, (need, value) in enumerate(own[s.id]):
-            if (need, value) not in tried:  # alike creatures, alike bounds
-                others = own[s.id][:j] + own[s.id][j + 1:]
-                killing = -SCALE if need > s.power else rest + paid(
-                    s, [(d + need, f + value)
-                        for d, f in _knapsack(others, s.power - need)])
-                tried[need, value] = (killing // SCALE,
-                                      (rest + paid(s, _knapsack(others, s.power))) // SCALE)
-            found.append((own_ids[s.id][j], *tried[need, value]))
+        rate = rates[s.id][0]
+        items = own[s.id]
+        # The knapsack of all but one creature is the best pair of a point of the
+        # knapsack of those before it and one of those after it: each side built once.
+        after = [[(0, 0)]]
+        for need, value in reversed(items[1:]):
+            after.append(_knapsack([(need, value)], s.power, after[-1]))
+        after.reverse()
+        before = [(0, 0)]
+        for j, (need, value) in enumerate(items):
+            sparing = _best_pair(before, after[j], s.power, rate) + s.power * rate
+            killing = -1 if need > s.power else (
+                rest + SCALE * value + _best_pair(before, after[j], s.power - need, rate)
+                + (s.power - need) * rate) // SCALE
+            found.append((own_ids[s.id][j], killing, (rest + sparing) // SCALE))
+            before = _knapsack([(need, value)], s.power, before)
     return Ceiling(total // SCALE, tuple(found))
 
 
-def _knapsack(items: Sequence[tuple[int, int]], capacity: int) -> list[tuple[int, int]]:
+def _best_pair(first: Sequence[tuple[int, int]], second: Sequence[tuple[int, int]],
+               capacity: int, rate: int) -> int:
+    """The greatest ``SCALE * (f1 + f2) - (d1 + d2) * rate`` over a step (d1, f1) of
+    ``first`` and one (d2, f2) of ``second`` (each in increasing order, from (0, 0))
+    with ``d1 + d2 <= capacity``: the best of ``SCALE * f(d) - d * rate`` for ``f`` the
+    knapsack of both sides' items together (``rate >= 0``: its best amount is a sum of
+    two steps)."""
+    # The best of the second side's steps up to each of them.
+    running: list[int] = []
+    top = -1 << 62
+    for d, f in second:
+        top = max(top, SCALE * f - d * rate)
+        running.append(top)
+    best = -1 << 62
+    k = len(second) - 1
+    for d, f in first:
+        while k >= 0 and d + second[k][0] > capacity:
+            k -= 1
+        if k < 0:
+            break
+        best = max(best, SCALE * f - d * rate + running[k])
+    return best
+
+
+def _knapsack(items: Sequence[tuple[int, int]], capacity: int,
+              start: Sequence[tuple[int, int]] = ((0, 0),)) -> list[tuple[int, int]]:
     """The steps of ``f(d)``, the greatest total value of ``items`` (need, value) whose
     needs sum to at most ``d``, for ``d`` in ``[0, capacity]``: each (d, f(d)) where it
-    rises, from (0, 0), in increasing order of both."""
-    at: list[int] = [0]
-    best: list[int] = [0]
+    rises, from (0, 0), in increasing order of both (with ``start``, the steps of a
+    knapsack of other items, those of all of them)."""
+    at: list[int] = [d for d, _ in start]
+    best: list[int] = [f for _, f in start]
     for need, value in items:
         if need <= capacity:
             merged_at, merged = merge_steps(at, best, need, value, capacity)

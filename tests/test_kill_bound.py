@@ -192,6 +192,27 @@ def test_the_knapsack_steps_are_the_table(items: list[tuple[int, int]],
     assert all(best[d] == f for d, f in steps)
 
 
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(st.tuples(st.integers(1, 12), st.integers(1, 9)), min_size=1,
+                      max_size=7),
+       capacity=st.integers(0, 40), rate=st.integers(0, 3 * kill_bound.SCALE),
+       data=st.data())
+def test_a_knapsack_without_one_item_is_the_best_pair_around_it(
+        items: list[tuple[int, int]], capacity: int, rate: int, data: st.DataObject) -> None:
+    """The bound of a source with one of its creatures left out, read from the knapsacks
+    of the creatures before it and after it, is the one read from the knapsack of all the
+    others (built here directly, every set tried), at any capacity and rate."""
+    j = data.draw(st.integers(0, len(items) - 1))
+    others = items[:j] + items[j + 1:]
+    best = max(kill_bound.SCALE * sum(v for k, (_, v) in enumerate(others) if chosen >> k & 1)
+               - rate * sum(n for k, (n, _) in enumerate(others) if chosen >> k & 1)
+               for chosen in range(1 << len(others))
+               if sum(n for k, (n, _) in enumerate(others) if chosen >> k & 1) <= capacity)
+    before = kill_bound._knapsack(items[:j], capacity)
+    after = kill_bound._knapsack(items[j + 1:], capacity)
+    assert kill_bound._best_pair(before, after, capacity, rate) == best
+
+
 def _terms(side: str, data: st.DataObject) -> list[str]:
     if side == "blockers":
         return ["kills", *data.draw(st.permutations(["deaths", "life_gain"]))[:1]]
