@@ -194,18 +194,20 @@ def _best_pair(first: Sequence[tuple[int, int]], second: Sequence[tuple[int, int
     two steps)."""
     # The best of the second side's steps up to each of them.
     running: list[int] = []
-    top = -1 << 62
     for d, f in second:
-        top = max(top, SCALE * f - d * rate)
-        running.append(top)
-    best = -1 << 62
+        here = SCALE * f - d * rate
+        running.append(here if not running or here > running[-1] else running[-1])
+    best: int | None = None
     k = len(second) - 1
     for d, f in first:
         while k >= 0 and d + second[k][0] > capacity:
             k -= 1
         if k < 0:
             break
-        best = max(best, SCALE * f - d * rate + running[k])
+        here = SCALE * f - d * rate + running[k]
+        if best is None or here > best:
+            best = here
+    assert best is not None, "both sides start at (0, 0), within any capacity >= 0"
     return best
 
 

@@ -30,7 +30,9 @@ SMALL = settings(max_examples=80, deadline=None,
 def shared_blocks(draw: st.DrawFn) -> dict:
     """Two or three attackers (some with trample or deathtouch) and two to four blockers,
     each blocking one to three of them (as a creature able to block several does), of
-    varied lethal damage and value, some worth less than nothing."""
+    varied lethal damage and value, some worth less than nothing (and sometimes every
+    value times 2^37, near the largest a document may give)."""
+    scale = draw(st.sampled_from([1, 1, 1, 2**37]))
     attackers = []
     for i in range(draw(st.integers(2, 3))):
         creature = {"id": f"a{i}", "controller": "ap", "power": draw(st.integers(1, 4)),
@@ -45,7 +47,7 @@ def shared_blocks(draw: st.DrawFn) -> dict:
         toughness = draw(st.integers(1, 4))
         blockers.append({"id": f"b{j}", "controller": "dp", "power": 0,
                          "toughness": toughness, "damage": draw(st.integers(0, toughness - 1)),
-                         "value": draw(st.integers(-2, 6)),
+                         "value": draw(st.integers(-2, 6)) * scale,
                          "blocking": draw(st.lists(st.sampled_from(ids), min_size=1,
                                                    max_size=3, unique=True))})
     return {"format": "combat/1", "active_player": "ap",
