@@ -634,8 +634,7 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
         if effort is not None and effort.left <= 0:
             break  # the group's effort is spent: k stays possible
         decided = ceiling.decided(k) if settings.kills_fixing else []
-        fixed = {c: killed for c, killed in decided}
-        if len(fixed) < len(decided):  # a creature decided both ways
+        if len({c for c, _ in decided}) < len(decided):  # a creature decided both ways
             proved_below = k - 1
             continue
         literals = [(lit, killed) for c, killed in decided

@@ -176,12 +176,13 @@ def kills_ceiling(space: LegalSpace, sources: Sequence[Source]) -> Ceiling | Non
         after.reverse()
         before = [(0, 0)]
         for j, (need, value) in enumerate(items):
+            if j:  # (the knapsack of all of them is the source's table, not rebuilt)
+                before = _knapsack(items[j - 1:j], s.power, before)
             sparing = _best_pair(before, after[j], s.power, rate) + s.power * rate
             killing = -1 if need > s.power else (
                 rest + SCALE * value + _best_pair(before, after[j], s.power - need, rate)
                 + (s.power - need) * rate) // SCALE
             found.append((own_ids[s.id][j], killing, (rest + sparing) // SCALE))
-            before = _knapsack([(need, value)], s.power, before)
     return Ceiling(total // SCALE, tuple(found))
 
 
