@@ -296,6 +296,39 @@ def test_uniform_draws_from_options_are_legal() -> None:
         assert handle.rank(fixed)["index"] < handle.count()["count"]
 
 
+@pytest.mark.sources
+def test_a_walk_works_out_the_ways_before_a_source_once(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """Enumerating a union too large to sort walks it pair by pair with ``options``: the
+    ways to reach a source's states under the amounts fixed before it are worked out once
+    per such amounts, not at every question (each one did, at 10 ms a split)."""
+    from itertools import islice
+
+    from trample.solver import actions, union
+
+    attackers = [{"id": f"a{i}", "controller": "ap", "power": p, "toughness": 5,
+                  "keywords": ["trample", "deathtouch"], "attacking": "dp",
+                  "as_though_unblocked": i < 2} for i, p in enumerate((2, 5, 5))]
+    walls = [{"id": f"w{j}", "controller": "dp", "power": 1, "toughness": 5, "damage": d,
+              "blocking": ["a0", "a1", "a2"]} for j, d in enumerate((1, 3, 3, 3))]
+    doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": 20}],
+           "creatures": attackers + walls}
+    asked: list[tuple[Any, ...]] = []
+    forward = actions._forward
+
+    def spy(ps: Any, fixed: Any, upto: int) -> Any:
+        asked.append((id(ps), upto, tuple((s.id, tuple(sorted(fixed[s.id].items())))
+                                          for s in ps.sources[:upto] if s.id in fixed)))
+        return forward(ps, fixed, upto)
+
+    monkeypatch.setattr(actions, "_forward", spy)
+    space = api.space_of(doc, "attackers")
+    walked = list(islice(union.UnionActions(space, sort_limit=0).enumerate(), 300))
+    listed = union.UnionActions(space, sort_limit=10**6).enumerate()  # sorted splits
+    assert walked == list(islice(listed, 300))
+    assert asked and len(asked) == len(set(asked))
+
+
 def test_bad_input_names_the_field() -> None:
     handle = api.prepare(SPEC_EXAMPLE)
     total = handle.count()["count"]
