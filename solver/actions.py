@@ -345,18 +345,17 @@ class Actions:
                 raise CountOutOfReach(f"{source} -> {target} may take more than "
                                       f"{OPTIONS_LIMIT:,} amounts; listing them is refused")
             return [(a, n * others) for a, n in sorted(counted.items())]
-        reach = self._reach_before(part, counter, by_source, layer)
+        reach = self._reach_before(counter, by_source, layer)
         return [(a, n * others) for a, n in _declared_options(counter, by_source, pair,
                                                               layer, reach)]
 
-    def _reach_before(self, part: int, ps: PartSpace,
-                      by_source: Mapping[str, Mapping[str, int]], layer: int
-                      ) -> dict[State, int]:
-        """The ways to reach each state of ``layer`` of part ``part`` under the amounts
+    def _reach_before(self, ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
+                      layer: int) -> dict[State, int]:
+        """The ways to reach each state of ``layer`` of the program ``ps`` under the amounts
         ``by_source`` fixes for the sources before it (:func:`_forward`), kept for the
         next question with the same ones (within :data:`REACH_KEPT` states)."""
-        key = (part, layer, tuple((s.id, tuple(sorted(by_source[s.id].items())))
-                                  for s in ps.sources[:layer] if s.id in by_source))
+        key = (ps, layer, tuple((s.id, tuple(sorted(by_source[s.id].items())))
+                                for s in ps.sources[:layer] if s.id in by_source))
         found = self._reach.get(key)
         if found is None:
             found = _forward(ps, by_source, layer)
