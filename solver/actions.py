@@ -38,7 +38,7 @@ the CP-SAT model of :mod:`trample.solver.nearest`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from math import comb, prod
 
@@ -66,10 +66,10 @@ OPTIONS_LIMIT = 1_000_000
 """Amounts :meth:`Actions.options` may list for one pair before it refuses."""
 PROJECT_LIMIT = 20_000
 """Spaces up to this many legal assignments are projected onto by looking at each."""
-REACH_KEPT = 250_000
-"""States :meth:`Actions.options` keeps the ways to reach, for the amounts fixed before
-a source (a walk asks again and again with the same ones): past this many in all, the
-kept ones are dropped."""
+KEPT_STATES = 250_000
+"""States :meth:`Actions.options` keeps the ways to reach and the completions of, for the
+amounts fixed before and after a source (a walk asks again and again with the same
+ones): past this many in all, the kept ones are dropped."""
 
 
 # -- compositions in enumeration order --------------------------------------------------
@@ -275,8 +275,8 @@ class Actions:
         # of them first asks.
         self.sizes = [c.count() for c in self.census.counters]
         self.total = prod(self.sizes)
-        self._reach: dict[tuple[object, ...], dict[State, int]] = {}
-        self._reach_states = 0
+        self._kept: dict[tuple[object, ...], dict[State, int]] = {}
+        self._kept_states = 0
 
     @property
     def parts(self) -> list[PartSpace]:
@@ -345,25 +345,43 @@ class Actions:
                 raise CountOutOfReach(f"{source} -> {target} may take more than "
                                       f"{OPTIONS_LIMIT:,} amounts; listing them is refused")
             return [(a, n * others) for a, n in sorted(counted.items())]
-        reach = self._reach_before(counter, by_source, layer)
+        reach, after = self._around(counter, by_source, layer)
         return [(a, n * others) for a, n in _declared_options(counter, by_source, pair,
-                                                              layer, reach)]
+                                                              layer, reach, after)]
 
-    def _reach_before(self, ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                      layer: int) -> dict[State, int]:
-        """The ways to reach each state of ``layer`` of the program ``ps`` under the amounts
-        ``by_source`` fixes for the sources before it (:func:`_forward`), kept for the
-        next question with the same ones (within :data:`REACH_KEPT` states)."""
-        key = (ps, layer, tuple((s.id, tuple(sorted(by_source[s.id].items())))
-                                for s in ps.sources[:layer] if s.id in by_source))
-        found = self._reach.get(key)
+    def _around(self, ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
+                layer: int) -> tuple[dict[State, int], dict[State, int]]:
+        """The ways to reach each state of source ``layer`` of the program ``ps``
+        (:func:`_forward`) and the completions of each state after it (:func:`_backward`;
+        empty after the last source) under the amounts of ``by_source``: each kept for
+        the next question with the same amounts before (after) the source, within
+        :data:`KEPT_STATES` states."""
+        def amounts(sources: Sequence[Source]) -> tuple[object, ...]:
+            return tuple((s.id, tuple(sorted(by_source[s.id].items())))
+                         for s in sources if s.id in by_source)
+
+        reach = self._keep((ps, layer, amounts(ps.sources[:layer])),
+                           lambda: _forward(ps, by_source, layer))
+        if layer + 1 == len(ps.sources):
+            return reach, {}
+        later = amounts(ps.sources[layer + 1:])
+        if not later:  # nothing imposed after it: the program's own completions
+            return reach, ps.completions[layer + 1]
+        after = self._keep((ps, -1 - layer, later),
+                           lambda: _backward(ps, by_source, layer + 1)[layer + 1])
+        return reach, after
+
+    def _keep(self, key: tuple[object, ...], make: Callable[[], dict[State, int]]
+              ) -> dict[State, int]:
+        """The table kept under ``key``, or the one ``make`` builds, then kept."""
+        found = self._kept.get(key)
         if found is None:
-            found = _forward(ps, by_source, layer)
-            if self._reach_states + len(found) > REACH_KEPT:
-                self._reach, self._reach_states = {}, 0
-            if len(found) <= REACH_KEPT:
-                self._reach[key] = found
-                self._reach_states += len(found)
+            found = make()
+            if self._kept_states + len(found) > KEPT_STATES:
+                self._kept, self._kept_states = {}, 0
+            if len(found) <= KEPT_STATES:
+                self._kept[key] = found
+                self._kept_states += len(found)
         return found
 
     # -- rank and unrank -----------------------------------------------------------------
@@ -451,23 +469,20 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
 
 
 def _declared_options(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                      pair: Pair, layer: int, reach: Mapping[State, int] | None = None
-                      ) -> list[tuple[int, int]]:
+                      pair: Pair, layer: int, reach: Mapping[State, int],
+                      after: Mapping[State, int]) -> list[tuple[int, int]]:
     """:meth:`Actions.options` within one part's declared-order program: the ways to
-    reach each state before the pair's source (``reach``, worked out when not given),
-    times its moves, times the completions after."""
+    reach each state before the pair's source (``reach``), times its moves, times the
+    completions after it (``after``, by the state a move leads to)."""
     source, target = pair
     s = ps.sources[layer]
     mine = by_source.get(source, {})
-    after = _backward(ps, by_source, layer + 1)
-    if reach is None:
-        reach = _forward(ps, by_source, layer)
     last = layer == len(ps.sources) - 1
     found: dict[int, int] = {}
     listed = 0
     for state, ways_in in reach.items():
         for move in ps.moves[layer].get(state, ()):
-            ways_out = 1 if last else after[layer + 1].get(move.next_state, 0)
+            ways_out = 1 if last else after.get(move.next_state, 0)
             if not ways_out:
                 continue
             weight = ways_in * ways_out
