@@ -69,7 +69,8 @@ PROJECT_LIMIT = 20_000
 KEPT_STATES = 250_000
 """States :meth:`Actions.options` keeps the ways to reach and the completions of, for the
 amounts fixed before and after a source (a walk asks again and again with the same
-ones): past this many in all, the kept ones are dropped."""
+ones): past this many in all, or past as many as its programs hold (so that what is kept
+never takes more memory than the programs themselves), the kept ones are dropped."""
 
 
 # -- compositions in enumeration order --------------------------------------------------
@@ -277,6 +278,7 @@ class Actions:
         self.total = prod(self.sizes)
         self._kept: dict[tuple[object, ...], dict[State, int]] = {}
         self._kept_states = 0
+        self._room = -1  # the states it may keep: worked out on first use
 
     @property
     def parts(self) -> list[PartSpace]:
@@ -377,9 +379,13 @@ class Actions:
         found = self._kept.get(key)
         if found is None:
             found = make()
-            if self._kept_states + len(found) > KEPT_STATES:
+            if self._room < 0:
+                held = sum(len(c) for p in self.parts if not isinstance(p, FrontierWalk)
+                           for c in p.completions)
+                self._room = min(KEPT_STATES, held)
+            if self._kept_states + len(found) > self._room:
                 self._kept, self._kept_states = {}, 0
-            if len(found) <= KEPT_STATES:
+            if len(found) <= self._room:
                 self._kept[key] = found
                 self._kept_states += len(found)
         return found
