@@ -20,7 +20,7 @@ from benchmarks.output import missing_message, missing_packages, output_folder
 try:
     from benchmarks.report import write_all
     from benchmarks.runner import ALIASES, FAMILIES, Config, run
-    from trample.models.errors import TrampleError
+    from trample.models.document.errors import TrampleError
 except ImportError as exc:  # the bench extra, or part of it, is missing
     if __name__ == "__main__":
         print(missing_message(missing_packages() or [exc.name or str(exc)]), file=sys.stderr)

@@ -18,8 +18,8 @@ from typing import Any
 
 from benchmarks.generators import Document, tiny
 from benchmarks.runner import FAMILIES
-from trample.solver import api
-from trample.solver.counting import CountOutOfReach
+from trample.solver.count.counting import CountOutOfReach
+from trample.solver.interface import api
 
 PROJECT_PAIRS = 500
 """``project`` is timed on combats with at most this many pairs (it solves CP-SAT models)."""

@@ -12,8 +12,8 @@ import argparse
 
 from benchmarks.generators import banded
 from benchmarks.timing import cpu_ms
-from trample.solver import api
-from trample.solver.counting import CountOutOfReach
+from trample.solver.count.counting import CountOutOfReach
+from trample.solver.interface import api
 
 
 def row(size: int, side: str, repeat: int) -> str:

@@ -26,12 +26,12 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
-from trample.solver.assignment import Amounts
-from trample.solver.counting import Census, CountOutOfReach
-from trample.solver.greedy import greedy
-from trample.solver.objectives import DAMAGE_KINDS, threshold_targets
-from trample.solver.optimize import best_of
-from trample.solver.rules import LegalSpace, Recipient, Source
+from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.optimize.greedy import greedy
+from trample.solver.optimize.objectives import DAMAGE_KINDS, threshold_targets
+from trample.solver.optimize.solve import best_of
+from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.legal_space import LegalSpace, Recipient, Source
 
 BRUTE_LIMIT = 20_000
 """Brute force runs only on combats with at most this many legal assignments."""

@@ -28,7 +28,7 @@ from typing import Any
 
 from benchmarks.generators import Document, tiny, token_army
 from benchmarks.output import output_folder
-from trample.solver.batch import default_workers
+from trample.solver.interface.batch import default_workers
 
 SOLVER = [sys.executable, "-m", "trample.solver"]
 

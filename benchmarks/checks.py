@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from trample.solver.objectives import evaluate
-from trample.solver.rules import LegalSpace
-from trample.solver.validate import violations
+from trample.solver.optimize.objectives import evaluate
+from trample.solver.rules.legal_space import LegalSpace
+from trample.solver.rules.validate import violations
 
 GREEDY = ("greedy", "greedy_value")
 
@@ -88,8 +88,8 @@ def check(instance: str, trample: MethodResult, baselines: Sequence[MethodResult
             continue
         if not b.legal:
             if b.method in GREEDY:
-                raise Mismatch(f"{instance}: {b.method} (trample.solver.greedy) returned an "
-                               f"illegal assignment: {b.note}")
+                raise Mismatch(f"{instance}: {b.method} (trample.solver.optimize.greedy) "
+                               f"returned an illegal assignment: {b.note}")
             findings.append(f"{instance}: {b.method} returned an illegal assignment ({b.note})")
             continue
         if trample.proved:

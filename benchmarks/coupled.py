@@ -3,7 +3,7 @@
 For each instance (``family=size``, as ``python -m benchmarks`` names them), in one
 process and interleaved so that both see the same machine load:
 
-- trample end to end (``trample.solver.api.solve``) and the whole combat as one MILP in
+- trample end to end (``trample.solver.interface.api.solve``) and the whole combat as one MILP in
   SciPy's HiGHS (:func:`benchmarks.baselines.monolithic_milp`), each timed in CPU time
   (``time.process_time``, every thread of the process) and wall time, median of
   ``--repeat`` runs;
@@ -26,9 +26,11 @@ from typing import Any
 
 from benchmarks import baselines
 from benchmarks.runner import FAMILIES, TERMS, _seed
-from trample.models.combat import Combat
-from trample.solver import api, cpsat, milp, optimize
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.solver.interface import api
+from trample.solver.optimize import cpsat, milp
+from trample.solver.optimize import solve as optimize
+from trample.solver.rules.legal_space import legal_space
 
 
 def _timed(fn: Callable[[], object]) -> tuple[float, float]:

@@ -1,7 +1,7 @@
 """Seeded generators of large combats (combat/1 documents) for the benchmarks.
 
 Every generator takes its sizes and a seed, draws from ``random.Random(seed)`` only, and
-returns a plain dict that :meth:`trample.models.combat.Combat.from_json` accepts: the same
+returns a plain dict that :meth:`trample.models.document.combat.Combat.from_json` accepts: the same
 arguments give the same document. The families:
 
 - :func:`gang_block`: one trampler blocked by ``n`` creatures (power up to 3n);

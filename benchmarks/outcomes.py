@@ -32,12 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.generators import shared_blockers
-from trample.models.combat import Combat
-from trample.solver import api
-from trample.solver.assignment import parse_assignment
-from trample.solver.objectives import ASSIGNED_TERMS, OUTCOME_TERMS, evaluate
-from trample.solver.optimize import check_legal
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.solver.interface import api
+from trample.solver.optimize.objectives import ASSIGNED_TERMS, OUTCOME_TERMS, evaluate
+from trample.solver.rules.assignment import parse_assignment
+from trample.solver.rules.legal_space import legal_space
+from trample.solver.rules.validate import check_legal
 
 SIZES = (10, 40, 160, 320, 1000)
 QUICK_SIZES = (6, 12)
@@ -137,7 +137,7 @@ QUICK_PLAN_SHAPES = ((1, 1), (1, 2))
 
 def measure_plan(shapes: Sequence[tuple[int, int]], seeds: int) -> list[dict[str, Any]]:
     """The time, size and leaves of ``plan`` on :func:`plan_combat` combats."""
-    from trample.solver.plan import plan, plan_size
+    from trample.solver.actions.plan import plan, plan_size
 
     rows = []
     for attackers, blockers in shapes:

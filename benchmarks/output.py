@@ -76,7 +76,7 @@ def run_study(out: Path | None, name: str, work: Callable[[], Any],
     from ortools.sat.python import cp_model  # noqa: F401  (load before any clock starts)
 
     from benchmarks import generators
-    from trample.solver import api
+    from trample.solver.interface import api
 
     api.solve(generators.tiny(3, 0))
     try:

@@ -1,7 +1,7 @@
 """How fast combat/1 documents are read, and how clearly bad ones are refused.
 
 ``python -m benchmarks.parsing`` times :meth:`Combat.from_json` (the hand-written reader
-of :mod:`trample.models.reading`: structure, bounds, references and the rules checked on
+of :mod:`trample.models.document.reading`: structure, bounds, references and the rules checked on
 input) on a tiny document and on large generated ones, and, when ``msgspec`` is
 installed (``pip install msgspec``), msgspec Structs declaring the same structural layer
 (types, bounds, unknown fields; no references or rules), from a dict (``convert``) and
@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from benchmarks import generators
-from trample.models.combat import Combat
-from trample.models.errors import InputError
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
 
 DOCUMENTS: dict[str, Callable[[], dict[str, Any]]] = {
     "tiny (1 attacker, 3 blockers)": lambda: generators.tiny(3, 1),

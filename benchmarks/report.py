@@ -281,14 +281,14 @@ def summary(results: Results) -> str:
         f"wall time {_wall(meta['wall_time'])}. Times are medians in this run (see "
         "Timing); speed-ups are ratios measured in the same run. "
         f"Timing: {meta['timing']}. The targets are reported here, not required.", "",
-        "Methods: **trample** (`trample.solver.api.solve`, end to end, time limit "
+        "Methods: **trample** (`trample.solver.interface.api.solve`, end to end, time limit "
         f"{meta['trample_time_limit']:g} s); **cpsat_mono**: one CP-SAT model of the whole "
         f"combat (no decomposition, no fast paths, {meta['cpsat_workers']} workers, limit "
         f"{meta['time_limit']:g} s), the lexicographic objective as one weighted sum "
         "(mixed-radix weights from each term's bounds); **milp_highs**: the same model as a "
         "MILP (big-M) in SciPy's HiGHS, same limit; **greedy** / **greedy_value**: "
-        "`trample.solver.greedy` in declaration order / blockers by value; **brute**: every "
-        "legal assignment, when at most 20,000.", "",
+        "`trample.solver.optimize.greedy` in declaration order / blockers by value; "
+        "**brute**: every legal assignment, when at most 20,000.", "",
         "Gap of a solver at its limit: |bound - objective| / max(1, |objective|) on the "
         "weighted objective. Greedy gap: the lexicographic objectives are compared term by "
         "term; the gap is the shortfall on the first term that differs, in percent of "

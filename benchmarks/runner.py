@@ -1,7 +1,7 @@
 """The benchmark run: instances of each family, every method on each, checks, throughput.
 
 Every method is timed from the JSON document: trample end to end through
-``trample.solver.api``, each baseline parsing the document and deriving the legal space
+``trample.solver.interface.api``, each baseline parsing the document and deriving the legal space
 before its own work (model building included). Each method runs once measured for peak
 resident memory (:mod:`benchmarks.memory`: the measurement empties the allocator before
 the call, and so slows it), then to ``repeat`` runs in all, and on until the runs after
@@ -33,13 +33,14 @@ from benchmarks import baselines, generators, memory
 from benchmarks.checks import MethodResult, Mismatch, assess, check, lexicographic_gap
 from benchmarks.generators import Document
 from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
-from trample.models.combat import Combat
-from trample.solver import api, native
-from trample.solver.assignment import parse_assignment
-from trample.solver.counting import CountOutOfReach
-from trample.solver.objectives import ASSIGNED_TERMS
-from trample.solver.optimize import SMALL_GROUP
-from trample.solver.rules import LegalSpace, legal_space
+from trample.models.document.combat import Combat
+from trample.solver import native
+from trample.solver.count.counting import CountOutOfReach
+from trample.solver.interface import api
+from trample.solver.optimize.objectives import ASSIGNED_TERMS
+from trample.solver.optimize.solve import SMALL_GROUP
+from trample.solver.rules.assignment import parse_assignment
+from trample.solver.rules.legal_space import LegalSpace, legal_space
 
 T = TypeVar("T")
 TERMS = ASSIGNED_TERMS
@@ -410,7 +411,7 @@ def instance_job(cfg: Config, planned: tuple[str, int],
 def _fanned_out(cfg: Config, plan: list[tuple[str, int]]
                 ) -> Iterator[tuple[InstanceRecord, str | None]]:
     """The instances of ``plan`` in order, run ``cfg.fan_out`` at a time or on Ray."""
-    from trample.solver.batch import ordered_map
+    from trample.solver.interface.batch import ordered_map
 
     # On Ray without --workers: a local Ray with every core.
     workers = None if cfg.ray and cfg.fan_out == 1 else cfg.fan_out
@@ -478,7 +479,8 @@ def _meta(cfg: Config, argv: Sequence[str]) -> dict[str, Any]:
         "trample_time_limit": cfg.trample_time_limit, "cpsat_workers": cfg.workers,
         "seed": cfg.seed, "families": list(cfg.families),
         "timing": "every method from the JSON document (parsing and legal space included; "
-                  "trample through trample.solver.api); median of `repeat` runs or more (until "
+                  "trample through trample.solver.interface.api); median of `repeat` runs or "
+                  "more (until "
                   "they took `min_time` seconds, the garbage collector paused as timeit "
                   "does), after a first run measured for memory"
                   + _shared_cores(cfg),

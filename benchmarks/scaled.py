@@ -26,7 +26,7 @@ from tqdm import tqdm
 
 from benchmarks import generators, runner
 from benchmarks.output import add_study_out, check_seconds, run_study
-from trample.solver import api
+from trample.solver.interface import api
 
 INSTANCES = (("gang", 1000), ("widegang", 1000), ("armies", 100), ("shared5", 100),
              ("shared30", 30), ("shared30", 100), ("tokens", 30), ("tokens", 100),

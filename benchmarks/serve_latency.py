@@ -27,8 +27,8 @@ from itertools import pairwise
 from statistics import median
 from typing import IO, Any
 
-from trample.solver.demo import DEMO_COMBAT
-from trample.solver.serve import workers_default
+from trample.solver.interface.demo import DEMO_COMBAT
+from trample.solver.interface.serve import workers_default
 
 SOLVER = [sys.executable, "-m", "trample.solver", "serve"]
 

@@ -6,7 +6,7 @@ search were chosen by measurement: interchangeable creatures get ordered amounts
 ceiling on it down; small models are searched first without presolve, without LP
 relaxation and without the greedy split as a hint; independent parts are searched on
 several threads at once. This runs
-``trample.solver.api.solve`` end to end on combats where CP-SAT does the work, with all
+``trample.solver.interface.api.solve`` end to end on combats where CP-SAT does the work, with all
 settings as shipped and then with each one switched off in turn, and reports the time of
 each against the shipped one, measured in the same run. Every configuration must reach
 the same proved objective (exit 1 names the instance if one does not).
@@ -30,8 +30,9 @@ from tqdm import tqdm
 from benchmarks import generators
 from benchmarks.generators import Document
 from benchmarks.output import add_study_out, check_seconds, write_study
-from trample.solver import api, native
-from trample.solver.search_settings import SearchSettings
+from trample.solver import native
+from trample.solver.interface import api
+from trample.solver.optimize.search_settings import SearchSettings
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "as shipped": {},

@@ -29,11 +29,11 @@ from benchmarks.baselines import Outcome, monolithic_cpsat, monolithic_milp
 from benchmarks.generators import Document
 from benchmarks.output import add_study_out, check_seconds, write_study
 from benchmarks.settings import time_solve
-from trample.models.combat import Combat
+from trample.models.document.combat import Combat
 from trample.solver import native
-from trample.solver.assignment import Amounts, parse_assignment
-from trample.solver.objectives import ASSIGNED_TERMS, evaluate
-from trample.solver.rules import LegalSpace, legal_space
+from trample.solver.optimize.objectives import ASSIGNED_TERMS, evaluate
+from trample.solver.rules.assignment import Amounts, parse_assignment
+from trample.solver.rules.legal_space import LegalSpace, legal_space
 
 SHARES = (0.3, 0.5, 0.7)
 """The shares of blockers that block two or three attackers."""

@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from benchmarks.generators import Document, tiny
-from trample.solver import api, native
+from trample.solver import native
+from trample.solver.interface import api
 
 
 def tiny_pool(size: int, seed: int) -> list[Document]:

@@ -15,7 +15,8 @@ import random
 from typing import Any
 
 from benchmarks.timing import cpu_ms
-from trample.solver import api, union
+from trample.solver.actions import union
+from trample.solver.interface import api
 
 
 def thorns(k: int, power: int, others: int, shared: bool) -> dict[str, Any]:

@@ -29,8 +29,8 @@ from tqdm import tqdm
 
 from benchmarks import generators
 from benchmarks.output import add_study_out, check_seconds, run_study
-from trample.solver import api
-from trample.solver.search_settings import SHIPPED
+from trample.solver.interface import api
+from trample.solver.optimize.search_settings import SHIPPED
 
 SEED_BASE = 9_000
 """Seeds here start at this, apart from the benchmark's, the other studies' and the tests'."""

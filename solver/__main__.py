@@ -1,5 +1,5 @@
 import sys
 
-from trample.solver.cli import main
+from trample.solver.interface.cli import main
 
 sys.exit(main())

@@ -34,22 +34,36 @@ from pathlib import Path
 from trample import _native
 
 MODULES: tuple[str, ...] = (
-    "trample.models.combat", "trample.models.errors", "trample.models.keywords",
-    "trample.models.outcomes", "trample.models.reading", "trample.models.rule_index",
-    "trample.solver.assignment", "trample.solver.cancel", "trample.solver.fastpath",
-    "trample.solver.greedy", "trample.solver.kill_bound", "trample.solver.lone_groups",
-    "trample.solver.masks", "trample.solver.milp", "trample.solver.rows",
-    "trample.solver.objectives", "trample.solver.optimize", "trample.solver.rules",
-    "trample.solver.search_settings", "trample.solver.validate",
+    "trample.models.document.combat",
+    "trample.models.document.errors",
+    "trample.models.document.keywords",
+    "trample.models.document.outcomes",
+    "trample.models.document.reading",
+    "trample.models.document.rule_index",
+    "trample.solver.optimize.cancel",
+    "trample.solver.optimize.fastpath",
+    "trample.solver.optimize.greedy",
+    "trample.solver.optimize.kill_bound",
+    "trample.solver.optimize.lone_groups",
+    "trample.solver.optimize.milp",
+    "trample.solver.optimize.objectives",
+    "trample.solver.optimize.rows",
+    "trample.solver.optimize.search_settings",
+    "trample.solver.optimize.solve",
+    "trample.solver.rules.assignment",
+    "trample.solver.rules.legal_space",
+    "trample.solver.rules.validate",
+    "trample.solver.rules.validate_many",
 )
 """The modules compiled: those that reading a combat, its legal space and the solver
-run through. Left out: those mypyc cannot compile as they are (``trample.models.assignment``
-subclasses ``Mapping``, ``trample.solver.cpsat`` subclasses OR-Tools' model); the game
-model (``trample.models.game`` and its transitions), whose frozen states must copy and
-pickle as Python objects do; ``trample.solver.results``, whose typed dictionaries' optional
-keys a compiled module does not keep; and those whose time is spent elsewhere (the
-command line, ``serve``'s input and output). ``trample.solver.milp`` is in: reading a
-part's model into HiGHS's rows and checking its answer is Python work on every search."""
+run through. Left out: those mypyc cannot compile as they are
+(``trample.models.document.assignment`` subclasses ``Mapping``,
+``trample.solver.optimize.cpsat`` subclasses OR-Tools' model); the game model
+(``trample.models.game``), whose frozen states must copy and pickle as Python objects do;
+``trample.solver.interface.results``, whose typed dictionaries' optional keys a compiled
+module does not keep; and those whose time is spent elsewhere (the command line,
+``serve``'s input and output). ``trample.solver.optimize.milp`` is in: reading a part's
+model into HiGHS's rows and checking its answer is Python work on every search."""
 GROUP = "trample_native"
 """The name stem of the shared library of the build (``trample_native__mypyc``, a module
 found only by the build's finder)."""
@@ -64,15 +78,20 @@ def _package_files() -> tuple[Path, dict[str, Path]]:
     ``trample.models`` and ``trample.solver`` (mypy reads them all to compile any)."""
     home = _native.package_dir()
     sources: dict[str, Path] = {}
-    for package in ("trample", "trample.models", "trample.solver",
-                    "trample.solver.examples"):
+    for package in ("trample", "trample.models", "trample.solver"):
         spec = importlib.util.find_spec(package)
         if spec is None or not spec.submodule_search_locations:
             raise BuildError(f"cannot find the package {package}")
         folder = Path(next(iter(spec.submodule_search_locations)))
-        for file in sorted(folder.glob("*.py")):
-            name = package if file.stem == "__init__" else f"{package}.{file.stem}"
-            sources[name] = file.resolve()
+        # The package's modules and those of its sub-packages (``trample`` itself has none).
+        files = folder.glob("*.py") if package == "trample" else folder.rglob("*.py")
+        for file in sorted(files):
+            parts = file.relative_to(folder).with_suffix("").parts
+            if any(p.startswith((".", "_root", "_native")) for p in parts[:-1]):
+                continue
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            sources[".".join((package, *parts))] = file.resolve()
     return home, sources
 
 

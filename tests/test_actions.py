@@ -20,9 +20,9 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
 import brute_actions  # noqa: E402
 
 from benchmarks import generators  # noqa: E402
-from trample.models.errors import InputError  # noqa: E402
-from trample.solver import api  # noqa: E402
-from trample.solver.counting import CountOutOfReach, all_compositions  # noqa: E402
+from trample.models.document.errors import InputError  # noqa: E402
+from trample.solver.count.counting import CountOutOfReach, all_compositions  # noqa: E402
+from trample.solver.interface import api  # noqa: E402
 
 from conftest import SPEC_EXAMPLE, shared_blockers_combat  # noqa: E402
 from strategies import combats, with_outcomes  # noqa: E402
@@ -146,7 +146,7 @@ def test_project_is_the_nearest_then_best_then_first(data: Any, doc: dict, side:
 def test_project_with_cp_sat_is_the_nearest_then_best_then_first(data: Any, doc: dict,
                                                                  side: str) -> None:
     # The same question through the CP-SAT model that large combats use.
-    from trample.solver.actions import Actions, parse_values
+    from trample.solver.actions.splits import Actions, parse_values
 
     assume(_small(doc, side))
     pairs, order = _space(doc, side)
@@ -168,7 +168,7 @@ def test_project_with_cp_sat_sees_what_the_damage_does(data: Any, doc: dict,
                                                        side: str) -> None:
     # Prevention, doublers, infect, lifelink, loss thresholds: the tie-break is the
     # default objective of outcomes, through the search's own model of it.
-    from trample.solver.actions import Actions, parse_values
+    from trample.solver.actions.splits import Actions, parse_values
 
     assume(_small(doc, side))
     pairs, order = _space(doc, side)
@@ -201,9 +201,9 @@ def test_project_breaks_ties_by_objective_then_order() -> None:
 
 
 def test_compositions_rank_in_enumeration_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    from trample.solver import actions
-    from trample.solver.actions import rank_composition, unrank_composition
-    from trample.solver.counting import compositions_count
+    from trample.solver.actions import splits as actions
+    from trample.solver.actions.splits import rank_composition, unrank_composition
+    from trample.solver.count.counting import compositions_count
 
     rng = random.Random(4)
     for _ in range(100):  # stepping and binary search agree
@@ -304,7 +304,8 @@ def test_a_walk_works_out_the_ways_before_a_source_once(monkeypatch: pytest.Monk
     per such amounts, not at every question (each one did, at 10 ms a split)."""
     from itertools import islice
 
-    from trample.solver import actions, union
+    from trample.solver.actions import splits as actions
+    from trample.solver.actions import union
 
     attackers = [{"id": f"a{i}", "controller": "ap", "power": p, "toughness": 5,
                   "keywords": ["trample", "deathtouch"], "attacking": "dp",

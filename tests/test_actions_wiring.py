@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from trample.solver import api
-from trample.solver import serve as engine
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
 
 import brute
 from conftest import SPEC_EXAMPLE

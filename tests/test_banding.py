@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_brute_banding import _small, banded_combats
 
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api
-from trample.solver.rules import legal_space, mode_space, modes_of
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.interface import api
+from trample.solver.rules.legal_space import legal_space, mode_space, modes_of
 
 import brute
 import strategies

@@ -15,14 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_plan import tiny_plans
 
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api
-from trample.solver.cpsat import solve_group
-from trample.solver.objectives import DEFAULTS, OWN_TERMS, evaluate, parse_objective
-from trample.solver.optimize import mode_vectors
-from trample.solver.optimize import solve as optimize
-from trample.solver.rules import legal_space, mode_space
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.interface import api
+from trample.solver.optimize.cpsat import solve_group
+from trample.solver.optimize.objectives import DEFAULTS, OWN_TERMS, evaluate, parse_objective
+from trample.solver.optimize.solve import mode_vectors
+from trample.solver.optimize.solve import solve as optimize
+from trample.solver.rules.legal_space import legal_space, mode_space
 
 import brute
 from strategies import combats, split_count, with_outcomes
@@ -108,7 +108,7 @@ def test_the_search_models_are_exact_on_each_set_of_splits(doc: Doc, side: str,
     splits of the union: the best of their optima is the brute force's."""
     if not small(doc, side):
         return
-    from trample.solver.milp import solve_group as milp
+    from trample.solver.optimize.milp import solve_group as milp
 
     terms = terms_for(side, data)
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
@@ -142,7 +142,7 @@ def test_each_terms_range_holds_every_legal_split(doc: Doc, side: str) -> None:
     and life_kept go below their value with nothing dealt (life_kept is 0 or less)."""
     if not small(doc, side) or split_count(doc, side) > 300:
         return
-    from trample.solver.cpsat import build_group
+    from trample.solver.optimize.cpsat import build_group
 
     terms = [*OWN_TERMS, "deaths", "life_gain"]
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]

@@ -17,13 +17,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from trample.models.errors import InputError
-from trample.solver import api, union
-from trample.solver.actions import Actions, parse_values
-from trample.solver.counting import Census, CountOutOfReach
-from trample.solver.masks import validate_many
-from trample.solver.rules import legal_space, mode_space, modes_of
-from trample.solver.validate import violations
+from trample.models.document.errors import InputError
+from trample.solver.actions import union
+from trample.solver.actions.splits import Actions, parse_values
+from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.interface import api
+from trample.solver.rules.legal_space import legal_space, mode_space, modes_of
+from trample.solver.rules.validate import violations
+from trample.solver.rules.validate_many import validate_many
 
 import brute
 from strategies import combats
@@ -309,7 +310,7 @@ def test_independent_thorns_are_counted_apart() -> None:
 
 
 def test_plan_enumerates_the_union() -> None:
-    from trample.solver.plan import _count, _splits
+    from trample.solver.actions.plan import _count, _splits
 
     # 5 trample damage, 2/2s x and y: 6 splits between them, (2, 2, 1) past them as
     # blocked, and all 5 to dp as unblocked.
@@ -399,7 +400,7 @@ def test_generated_thorn_combats_agree_with_the_brute_force(doc: dict, rng: rand
 
 
 def test_serve_methods_see_the_union() -> None:
-    from trample.solver import serve
+    from trample.solver.interface import serve
 
     doc = CASES["coupled"]
     pairs, order = _order(doc)
@@ -426,7 +427,7 @@ def test_serve_methods_see_the_union() -> None:
 
 def test_split_actions_decode_and_encode_the_union() -> None:
     pytest.importorskip("gymnasium")
-    from trample.solver.rl import SplitActions
+    from trample.solver.interface.rl import SplitActions
 
     doc = CASES["over planeswalkers, with imp"]
     pairs, order = _order(doc)

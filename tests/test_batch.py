@@ -20,8 +20,8 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.generators import tiny  # noqa: E402
-from trample.solver import serve  # noqa: E402
-from trample.solver.batch import answer_line, solve_many  # noqa: E402
+from trample.solver.interface import serve  # noqa: E402
+from trample.solver.interface.batch import answer_line, solve_many  # noqa: E402
 
 from conftest import SPEC_EXAMPLE  # noqa: E402
 
@@ -173,7 +173,7 @@ def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
     # Without Ray installed, --ray says so.
     code = ("import sys; sys.modules['ray'] = None\n"
-            "from trample.solver.cli import main\n"
+            "from trample.solver.interface.cli import main\n"
             f"sys.exit(main(['batch', {str(source)!r}, {str(tmp_path / 'o')!r}, '--ray']))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
@@ -218,7 +218,7 @@ def test_out_with_content_needs_resume_or_force(tmp_path: Path) -> None:
     # A failure before any answer (here: --ray without Ray) leaves a forced OUT as it was.
     out.write_bytes(b"precious\n")
     code = ("import sys; sys.modules['ray'] = None\n"
-            "from trample.solver.cli import main\n"
+            "from trample.solver.interface.cli import main\n"
             f"sys.exit(main(['batch', {str(source)!r}, {str(out)!r}, '--force', '--ray']))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
@@ -452,7 +452,7 @@ def test_a_batch_stopped_early_leaves_no_process_pool_running() -> None:
     own close printed a traceback after the one-line error)."""
     from concurrent.futures import process
 
-    from trample.solver import batch
+    from trample.solver.interface import batch
 
     before = set(process._threads_wakeups)
 

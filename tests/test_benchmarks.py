@@ -23,11 +23,11 @@ from benchmarks import generators  # noqa: E402
 from benchmarks.__main__ import main  # noqa: E402
 from benchmarks.checks import MethodResult, Mismatch, check, lexicographic_gap  # noqa: E402
 from benchmarks.runner import FAMILIES  # noqa: E402
-from trample.models.combat import Combat  # noqa: E402
-from trample.solver import api  # noqa: E402
-from trample.solver.assignment import to_entries  # noqa: E402
-from trample.solver.greedy import greedy  # noqa: E402
-from trample.solver.rules import legal_space  # noqa: E402
+from trample.models.document.combat import Combat  # noqa: E402
+from trample.solver.interface import api  # noqa: E402
+from trample.solver.optimize.greedy import greedy  # noqa: E402
+from trample.solver.rules.assignment import to_entries  # noqa: E402
+from trample.solver.rules.legal_space import legal_space  # noqa: E402
 
 # -- generators ---------------------------------------------------------------------------
 
@@ -140,7 +140,7 @@ def test_shared_blockers_share(share: float) -> None:
 
 
 def test_token_swarm_is_tokens_many_interchangeable() -> None:
-    from trample.solver.cpsat import identical_creatures
+    from trample.solver.optimize.cpsat import identical_creatures
 
     doc = generators.token_swarm(30, 90, 0.30, 4)
     blockers = _blockers(doc)
@@ -423,7 +423,7 @@ def test_wide_amounts_are_valid_small_combats() -> None:
     import random
 
     from benchmarks import generators
-    from trample.models.combat import Combat
+    from trample.models.document.combat import Combat
 
     rng = random.Random(0)
     scales = set()
@@ -447,7 +447,7 @@ def test_two_defender_families_hold_at_any_size(family: str) -> None:
     combats whose blockers block only attackers of their controller, or are refused with
     a ValueError when no attacker can be blocked; none crashes."""
     from benchmarks import generators
-    from trample.models.combat import Combat
+    from trample.models.document.combat import Combat
 
     make = getattr(generators, family)
     made = 0
@@ -485,7 +485,7 @@ def test_settings_time_every_solve_from_the_document(monkeypatch: pytest.MonkeyP
     emptied, as the benchmark's runs do: otherwise the first configuration of an instance
     pays the reading and the legal space that the later ones find kept."""
     from benchmarks import settings
-    from trample.solver import api
+    from trample.solver.interface import api
 
     events: list[str] = []
     forget, solve = api.forget_spaces, api.solve
@@ -536,8 +536,8 @@ def test_settings_are_restored_and_a_mismatch_exits_1(monkeypatch: pytest.Monkey
                                                       capsys: pytest.CaptureFixture[str],
                                                       tmp_path: Path) -> None:
     from benchmarks import settings
-    from trample.solver import cpsat, search_settings
-    from trample.solver.search_settings import SearchSettings
+    from trample.solver.optimize import cpsat, search_settings
+    from trample.solver.optimize.search_settings import SearchSettings
 
     def current() -> tuple[Any, ...]:
         return (cpsat.SHIPPED, search_settings.BREAK_SYMMETRY, search_settings.SMALL_MODEL,

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from trample.models.errors import TrampleError
-from trample.solver import api
-from trample.solver.counting import CountOutOfReach
-from trample.solver.validate import NAMED_RECIPIENTS
+from trample.models.document.errors import TrampleError
+from trample.solver.count.counting import CountOutOfReach
+from trample.solver.interface import api
+from trample.solver.rules.validate import NAMED_RECIPIENTS
 
 Doc = dict[str, Any]
 
@@ -112,8 +112,8 @@ def test_validate_lists_at_most_max_violations_and_says_how_many_more() -> None:
 
 CHILD = """
 import json, resource, sys
-from trample.solver import api
-from trample.models.errors import TrampleError
+from trample.solver.interface import api
+from trample.models.document.errors import TrampleError
 doc = json.load(open(sys.argv[2]))
 what = sys.argv[1]
 try:

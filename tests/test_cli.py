@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from trample.solver.demo import DEMO_COMBAT
+from trample.solver.interface.demo import DEMO_COMBAT
 
 import brute
 from conftest import SPEC_EXAMPLE, shared_blockers_combat
@@ -223,9 +223,9 @@ def test_time_limit_gives_feasible_and_legal() -> None:
     answer = json.loads(result.stdout)
     assert answer["status"] == "feasible"
     amounts = {(e["source"], e["target"]): e["amount"] for e in answer["assignment"]}
-    from trample.models.combat import Combat
-    from trample.solver.rules import legal_space
-    from trample.solver.validate import violations
+    from trample.models.document.combat import Combat
+    from trample.solver.rules.legal_space import legal_space
+    from trample.solver.rules.validate import violations
 
     assert violations(legal_space(Combat.from_json(doc), "attackers"), amounts) == []
     # The proved bound: nothing beats it lexicographically, the optimum included.
@@ -266,7 +266,7 @@ def test_callers_on_several_threads_get_the_answers_of_one() -> None:
     give each caller its own answer."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from trample.solver import api
+    from trample.solver.interface import api
 
     docs = [coupled_pairs(life) for life in (3, 9, 20, 40)] * 3
     alone = [api.solve(doc) for doc in docs]
@@ -279,10 +279,10 @@ def test_callers_on_several_threads_get_the_answers_of_one() -> None:
 def test_a_time_limit_stops_parts_searched_at_once() -> None:
     """Three hard parts searched on threads at once, stopped by a 1 ms limit: a legal
     assignment, ``feasible``, and a bound no worse than what was found."""
-    from trample.models.combat import Combat
-    from trample.solver import api
-    from trample.solver.rules import legal_space
-    from trample.solver.validate import violations
+    from trample.models.document.combat import Combat
+    from trample.solver.interface import api
+    from trample.solver.rules.legal_space import legal_space
+    from trample.solver.rules.validate import violations
 
     one = shared_blockers_combat()
     creatures = []

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.solver import milp
-from trample.solver.cpsat import build_group, reaches
-from trample.solver.fastpath import ceilings, most_to
-from trample.solver.greedy import greedy
-from trample.solver.optimize import _reaches
-from trample.solver.rules import legal_space
-from trample.solver.search_settings import SearchSettings
+from trample.models.document.combat import Combat
+from trample.solver.optimize import milp
+from trample.solver.optimize.cpsat import build_group, reaches
+from trample.solver.optimize.fastpath import ceilings, most_to
+from trample.solver.optimize.greedy import greedy
+from trample.solver.optimize.search_settings import SearchSettings
+from trample.solver.optimize.solve import _reaches
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 from strategies import cached_legal_assignments, combats, contests, pileups, token_swarms
@@ -81,7 +81,8 @@ def test_the_last_part_of_a_bound_is_asked_whether_it_reaches(monkeypatch, life:
     """With every part past the packed search of small parts, the parts before the last
     give their most damage and the last is asked only whether it reaches what they leave;
     the answer is the brute force's optimum whatever the life."""
-    from trample.solver import api, optimize
+    from trample.solver.interface import api
+    from trample.solver.optimize import solve as optimize
 
     asked: list[int] = []
     original = optimize._can_reach
@@ -112,7 +113,7 @@ def test_bounds_asked_part_by_part_keep_the_optimum(doc: dict) -> None:
     """Every part past the packed search of small parts (so that contested targets are
     bounded part by part, the last one asked whether it reaches): the optimum is still
     the brute force's."""
-    from trample.solver import api
+    from trample.solver.interface import api
 
     terms = ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
     settings = SearchSettings(milp_probe_pairs=1, threads=1)
@@ -128,7 +129,7 @@ def test_groups_with_their_own_targets_left_out_are_solved_as_alone() -> None:
     counts the player's life splits otherwise than one that leaves it out."""
     from itertools import product
 
-    from trample.solver.optimize import solve_groups
+    from trample.solver.optimize.solve import solve_groups
 
     # A trampler of power 3 passes 1 to the player at 1 life only by killing a blocker
     # worth -3 as well as one worth 0; one of power 1 behind a 1/1 cannot pass.
@@ -273,7 +274,8 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
     """The player is reached by two parts (the tramplers sharing a blocker, and an
     unblocked trampler): where the senders' ceilings show the life out of reach, no
     part's most damage is searched; every answer is the brute force's optimum."""
-    from trample.solver import api, optimize
+    from trample.solver.interface import api
+    from trample.solver.optimize import solve as optimize
 
     searched: list[bool] = []
     original = optimize._most_damage
@@ -332,7 +334,7 @@ def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
 def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Whether a group has few enough assignments to look at each does not depend on the
     terms: the second look (for a contested target's most damage) builds nothing."""
-    from trample.solver import optimize
+    from trample.solver.optimize import solve as optimize
 
     creatures: list[dict] = [{"id": f"A{a}", "controller": "P1", "power": 3,
                               "toughness": 3, "keywords": ["trample"], "attacking": "P2"}
@@ -366,7 +368,8 @@ def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
     that reach the player are one group from the start; at 4 and 5 no split reaches it,
     and each part is searched alone. (At 3 only a split that sends 1 past the shared
     blockers does, which the greedy one does not find: searched alone, then bounded.)"""
-    from trample.solver import api, optimize
+    from trample.solver.interface import api
+    from trample.solver.optimize import solve as optimize
 
     terms = ["lethal", "kills", "player_damage"]
     for life, early in ((2, True), (3, False), (4, False), (5, False)):
@@ -396,7 +399,7 @@ def test_only_token_swarms_groups_are_packed_into_one_search(family: str, attack
     at 400 x 1,200 every large part does: packed into one model, HiGHS took 1.45x the work
     of the two apart, on one thread)."""
     from benchmarks import generators
-    from trample.solver.optimize import _pairs, _token_swarm, _units
+    from trample.solver.optimize.solve import _pairs, _token_swarm, _units
 
     doc = getattr(generators, family)(attackers, 3 * attackers, 0.3, seed)
     space = legal_space(Combat.from_json(doc), "attackers")
@@ -419,7 +422,7 @@ def test_only_token_swarms_groups_are_packed_into_one_search(family: str, attack
 
 def _cp_sat_efforts(monkeypatch: pytest.MonkeyPatch) -> list[float | None]:
     """The effort (``SearchSettings.effort``) of each CP-SAT search asked from now on."""
-    from trample.solver import cpsat
+    from trample.solver.optimize import cpsat
 
     efforts: list[float | None] = []
     real = cpsat.solve_group
@@ -454,7 +457,7 @@ def test_small_groups_past_cp_sat_s_effort_go_to_highs_and_keep_the_optimum(doc:
     """With no effort for CP-SAT's first try, every small group it searches is handed to
     HiGHS (then to CP-SAT's full search if HiGHS cannot settle it): the optimum is still
     the brute force's."""
-    from trample.solver import api
+    from trample.solver.interface import api
 
     objective = ["kills"] if side == "blockers" else \
         ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
@@ -471,7 +474,7 @@ def test_a_small_group_goes_to_highs_only_past_cp_sat_s_effort(monkeypatch) -> N
     same optimum."""
     from test_search_limits import shared_blockers_combat
 
-    from trample.solver import api
+    from trample.solver.interface import api
 
     doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
     asked = _sources_asked(monkeypatch, milp, "solve_group")
@@ -495,7 +498,7 @@ def test_groups_sent_to_highs_at_once_keep_the_optimum(doc: dict, side: str,
     """Every group with a creature blocking two of its sources, or every group whatever
     its kinds of creatures, sent to HiGHS without CP-SAT's short try: the optimum is
     still the brute force's."""
-    from trample.solver import api
+    from trample.solver.interface import api
 
     objective = ["kills"] if side == "blockers" else \
         ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
@@ -515,7 +518,7 @@ def test_a_group_of_shared_or_alike_blockers_skips_cp_sat_s_short_try(
     comes first. Both answer the same optimum, legal."""
     from test_search_limits import shared_blockers_combat
 
-    from trample.solver import api
+    from trample.solver.interface import api
 
     doc = shared_blockers_combat(life=30)  # out of reach: one group, searched once
     efforts = _cp_sat_efforts(monkeypatch)
@@ -539,7 +542,7 @@ def test_groups_taken_at_once_on_the_ceilings_keep_the_optimum(doc: dict) -> Non
     """Every group with a contested target the legal ceilings do not rule out searched at
     once, counting it, by HiGHS when no split is known to reach it: the optimum is still
     the brute force's."""
-    from trample.solver import api
+    from trample.solver.interface import api
 
     terms = ["lethal", "planeswalker_kills", "kills", "player_damage", "planeswalker_damage"]
     settings = SearchSettings(milp_probe_pairs=1, early_rest=10.0, threads=1)
@@ -558,7 +561,8 @@ def test_a_group_of_one_searched_part_is_searched_at_once_unless_out_of_reach(mo
     answer is the brute force's optimum."""
     from dataclasses import replace
 
-    from trample.solver import api, optimize
+    from trample.solver.interface import api
+    from trample.solver.optimize import solve as optimize
 
     efforts = _cp_sat_efforts(monkeypatch)
     rows = _sources_asked(monkeypatch, milp, "build_rows")

@@ -1,4 +1,4 @@
-"""The lone source's exact method (trample.solver.fastpath): the knapsack by kind of
+"""The lone source's exact method (trample.solver.optimize.fastpath): the knapsack by kind of
 blockers against plain enumeration and against a 0/1 table over every blocker, and whole
 lone splits against the brute-force oracle (tests/brute.py)."""
 
@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.solver import api, fastpath
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.solver.interface import api
+from trample.solver.optimize import fastpath
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 from strategies import lone_sources
@@ -288,7 +289,7 @@ def test_gang_of_19999_fits_in_memory_and_time() -> None:
 import resource, sys
 sys.path.insert(0, {str(ROOT)!r})
 from benchmarks import generators
-from trample.solver import api
+from trample.solver.interface import api
 doc = generators.wide_gang(19_999, 3)
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 used = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize()

@@ -23,16 +23,17 @@ import brute_actions  # noqa: E402
 
 from benchmarks import generators  # noqa: E402
 from benchmarks.runner import FAMILIES, _seed  # noqa: E402
-from trample.models.combat import Combat  # noqa: E402
-from trample.solver import api, counting  # noqa: E402
-from trample.solver.counting import (  # noqa: E402
+from trample.models.document.combat import Combat  # noqa: E402
+from trample.solver.count import counting  # noqa: E402
+from trample.solver.count.counting import (  # noqa: E402
     WORK_LIMIT,
     Census,
     CountOutOfReach,
     FrontierPart,
     PartSpace,
 )
-from trample.solver.rules import LegalSpace, legal_space  # noqa: E402
+from trample.solver.interface import api  # noqa: E402
+from trample.solver.rules.legal_space import LegalSpace, legal_space  # noqa: E402
 
 import brute  # noqa: E402
 from conftest import shared_blockers_combat  # noqa: E402
@@ -182,7 +183,7 @@ def test_30_by_90_benchmark_combats_are_counted_and_sampled_within_the_budget(
     assert widths and max(widths) <= 10
     assert len(str(census.count())) > 40
     rng = random.Random(5)
-    from trample.solver.validate import violations
+    from trample.solver.rules.validate import violations
 
     for _ in range(5):
         assert not violations(space, census.sample(rng))
@@ -346,7 +347,7 @@ def test_coupled_30_by_90_combats_once_refused_are_counted_and_sampled(family: s
     found = api.prepare(doc).options()
     assert sum(n for _, n in found["amounts"]) == total
     rng = random.Random(seed)
-    from trample.solver.validate import violations
+    from trample.solver.rules.validate import violations
 
     for _ in range(5):
         assert not violations(space, census.sample(rng))

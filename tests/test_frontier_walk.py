@@ -23,10 +23,10 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
 import brute_actions  # noqa: E402
 
 from benchmarks import generators  # noqa: E402
-from trample.models.combat import Combat  # noqa: E402
-from trample.solver import api, counting  # noqa: E402
-from trample.solver.actions import Actions  # noqa: E402
-from trample.solver.counting import (  # noqa: E402
+from trample.models.document.combat import Combat  # noqa: E402
+from trample.solver.actions.splits import Actions  # noqa: E402
+from trample.solver.count import counting  # noqa: E402
+from trample.solver.count.counting import (  # noqa: E402
     WORK_LIMIT,
     Census,
     CountOutOfReach,
@@ -34,7 +34,8 @@ from trample.solver.counting import (  # noqa: E402
     FrontierWalk,
     PartSpace,
 )
-from trample.solver.rules import LegalSpace, legal_space  # noqa: E402
+from trample.solver.interface import api  # noqa: E402
+from trample.solver.rules.legal_space import LegalSpace, legal_space  # noqa: E402
 
 import brute  # noqa: E402
 

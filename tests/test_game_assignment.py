@@ -7,16 +7,16 @@ from __future__ import annotations
 import pytest
 from test_game_legality import battle
 
-from trample.models import assignment as assignment_module
-from trample.models.assignment import Assignment
-from trample.models.combat import Combat
-from trample.models.combat_steps import combat_document, combat_of
-from trample.models.errors import InputError
-from trample.models.state_json import state_to_json
-from trample.solver import api
-from trample.solver.assignment import parse_assignment, to_entries
-from trample.solver.game_loop import apply, solver_assign
-from trample.solver.rules import legal_space
+from trample.models.document import assignment as assignment_module
+from trample.models.document.assignment import Assignment
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game.combat_steps import combat_document, combat_of
+from trample.models.game.state_json import state_to_json
+from trample.solver.interface import api
+from trample.solver.interface.game_loop import apply, solver_assign
+from trample.solver.rules.assignment import parse_assignment, to_entries
+from trample.solver.rules.legal_space import legal_space
 
 
 def test_from_json_and_to_json() -> None:

@@ -21,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from trample.models.banding import bands_with_other, check_band, quality_of
-from trample.models.cards import get_card, load_card
-from trample.models.combat import Combat
-from trample.models.combat_steps import combat_document, combat_of, declare_combat
-from trample.models.errors import InputError
-from trample.models.game import (
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game.banding import bands_with_other, check_band, quality_of
+from trample.models.game.cards import get_card, load_card
+from trample.models.game.combat_steps import combat_document, combat_of, declare_combat
+from trample.models.game.state import (
     CombatDeclaration,
     GameState,
     destroy,
@@ -35,9 +35,9 @@ from trample.models.game import (
     new_game,
     replace_permanent,
 )
-from trample.models.state_json import apply, state_from_json, state_to_json
-from trample.solver import serve
-from trample.solver.game_loop import apply as apply_judged
+from trample.models.game.state_json import apply, state_from_json, state_to_json
+from trample.solver.interface import serve
+from trample.solver.interface.game_loop import apply as apply_judged
 
 BANDING_REMINDER = (
     "Banding (Any creatures with banding, and up to one without, can attack in a band. "

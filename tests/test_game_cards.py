@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from trample.models.cards import (
+from trample.models.document.errors import InputError, TrampleError
+from trample.models.game.cards import (
     Card,
     bundled_cards,
     card_from_json,
@@ -16,8 +17,7 @@ from trample.models.cards import (
     load_cards,
     mana_value_of_cost,
 )
-from trample.models.errors import InputError, TrampleError
-from trample.models.game import enter_card, new_game
+from trample.models.game.state import enter_card, new_game
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from trample.models import combat_steps
-from trample.models.cards import Card, get_card, load_card
-from trample.models.combat import Combat
-from trample.models.combat_steps import (
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game import combat_steps
+from trample.models.game.cards import Card, get_card, load_card
+from trample.models.game.combat_steps import (
     CombatDeclaration,
     combat_document,
     combat_of,
@@ -26,10 +27,10 @@ from trample.models.combat_steps import (
     end_combat,
     has_first_strike_step,
 )
-from trample.models.damage import deal_damage
-from trample.models.errors import InputError
-from trample.models.events import AbilityTriggered, DamageDealt, Event, PlayerLost, ZoneChange
-from trample.models.game import (
+from trample.models.game.damage import deal_damage
+from trample.models.game.events import AbilityTriggered, DamageDealt, Event, PlayerLost, ZoneChange
+from trample.models.game.seeds import HIDETSUGU, VESSEL
+from trample.models.game.state import (
     LOYALTY,
     PLUS_ONE,
     FaceSide,
@@ -43,8 +44,7 @@ from trample.models.game import (
     replace_permanent,
     replace_player,
 )
-from trample.models.seeds import HIDETSUGU, VESSEL
-from trample.solver.game_loop import judge
+from trample.solver.interface.game_loop import judge
 
 DocAssign = Callable[[dict[str, Any]], list[dict[str, Any]]]
 

@@ -9,11 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trample.models.cards import get_card
-from trample.models.combat_steps import declare_combat
-from trample.models.game import GameState, enter_card, new_game
-from trample.models.state_json import state_to_json
-from trample.solver.game_loop import apply
+from trample.models.game.cards import get_card
+from trample.models.game.combat_steps import declare_combat
+from trample.models.game.state import GameState, enter_card, new_game
+from trample.models.game.state_json import state_to_json
+from trample.solver.interface.game_loop import apply
 
 
 def big_battle(n: int) -> GameState:
@@ -74,8 +74,8 @@ def test_ten_thousand_permanents_in_a_subprocess(tmp_path: Path) -> None:
 def test_a_state_past_its_limits_is_refused_naming_the_field() -> None:
     import pytest
 
-    from trample.models.errors import InputError
-    from trample.models.state_json import MAX_PERMANENTS, MAX_ZONE_CARDS, state_from_json
+    from trample.models.document.errors import InputError
+    from trample.models.game.state_json import MAX_PERMANENTS, MAX_ZONE_CARDS, state_from_json
 
     doc = state_to_json(new_game())
     with pytest.raises(InputError, match="limit is 20,000") as info:
@@ -90,8 +90,8 @@ def test_a_state_past_its_limits_is_refused_naming_the_field() -> None:
 def test_card_text_and_keywords_are_bounded() -> None:
     import pytest
 
-    from trample.models.cards import MAX_CARD_KEYWORDS, MAX_CARD_TEXT, card_from_json
-    from trample.models.errors import InputError
+    from trample.models.document.errors import InputError
+    from trample.models.game.cards import MAX_CARD_KEYWORDS, MAX_CARD_TEXT, card_from_json
 
     face = {"name": "Front", "type_line": "Creature", "oracle_text": "x"}
     card = {"name": "Big", "layout": "transform", "keywords": ["Trample"],

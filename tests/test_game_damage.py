@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from trample.models.assignment import Assignment
-from trample.models.cards import get_card, load_card
-from trample.models.damage import _deal_all, check_state_based_actions, deal_damage
-from trample.models.errors import InputError
-from trample.models.events import (
+from trample.models.document.assignment import Assignment
+from trample.models.document.errors import InputError
+from trample.models.game.cards import get_card, load_card
+from trample.models.game.damage import _deal_all, check_state_based_actions, deal_damage
+from trample.models.game.events import (
     CounterAdded,
     CounterRemoved,
     DamageDealt,
@@ -21,7 +21,7 @@ from trample.models.events import (
     PoisonCountersAdded,
     ZoneChange,
 )
-from trample.models.game import (
+from trample.models.game.state import (
     DEFENSE,
     LOYALTY,
     MINUS_ONE,

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from trample.models.cards import get_card, load_card
-from trample.models.errors import InputError
-from trample.models.game import (
+from trample.models.document.errors import InputError
+from trample.models.game.cards import get_card, load_card
+from trample.models.game.state import (
     PLUS_ONE,
     CombatDeclaration,
     GameState,
@@ -23,14 +23,14 @@ from trample.models.game import (
     new_game,
     replace_permanent,
 )
-from trample.models.state_json import (
+from trample.models.game.state_json import (
     ACTIONS,
     apply,
     combat_document_json,
     state_from_json,
     state_to_json,
 )
-from trample.solver.game_loop import apply as apply_judged
+from trample.solver.interface.game_loop import apply as apply_judged
 
 CUSTOM = load_card({"name": "Test Fixture Custom Ox", "layout": "normal", "mana_cost": "{2}",
                     "type_line": "Creature — Ox", "power": "2", "toughness": "4",

@@ -17,21 +17,21 @@ from typing import Any
 
 import pytest
 
-from trample.models.assignment import Assignment
-from trample.models.cards import get_card
-from trample.models.combat_steps import (
+from trample.models.document.assignment import Assignment
+from trample.models.document.errors import InputError
+from trample.models.game.cards import get_card
+from trample.models.game.combat_steps import (
     combat_damage_step,
     combat_of,
     deal_combat_damage,
     declare_combat,
     run_combat_damage,
 )
-from trample.models.errors import InputError
-from trample.models.game import GameState, enter_card, new_game, replace_permanent
-from trample.models.seeds import HIDETSUGU
-from trample.models.state_json import apply as apply_without_judge
-from trample.models.state_json import state_from_json, state_to_json
-from trample.solver.game_loop import apply, judge
+from trample.models.game.seeds import HIDETSUGU
+from trample.models.game.state import GameState, enter_card, new_game, replace_permanent
+from trample.models.game.state_json import apply as apply_without_judge
+from trample.models.game.state_json import state_from_json, state_to_json
+from trample.solver.interface.game_loop import apply, judge
 
 
 def battle() -> tuple[GameState, dict[str, str]]:

@@ -6,21 +6,11 @@ from collections.abc import Sequence
 
 import pytest
 
-from trample.models.cards import Card, get_card
-from trample.models.damage import check_state_based_actions
-from trample.models.errors import InputError
-from trample.models.events import Milled, ZoneChange
-from trample.models.game import (
-    CardObject,
-    GameState,
-    IllegalActionError,
-    Transition,
-    add_card,
-    enter_card,
-    move_card,
-    new_game,
-)
-from trample.models.mill import (
+from trample.models.document.errors import InputError
+from trample.models.game.cards import Card, get_card
+from trample.models.game.damage import check_state_based_actions
+from trample.models.game.events import Milled, ZoneChange
+from trample.models.game.mill import (
     can_mill,
     choose_milled,
     choose_to_mill,
@@ -31,9 +21,19 @@ from trample.models.mill import (
     milled_sum,
     pay_mill_cost,
 )
-from trample.models.sagas import add_lore_counter
-from trample.models.seeds import resolve_chapter
-from trample.models.state_json import apply, state_to_json
+from trample.models.game.sagas import add_lore_counter
+from trample.models.game.seeds import resolve_chapter
+from trample.models.game.state import (
+    CardObject,
+    GameState,
+    IllegalActionError,
+    Transition,
+    add_card,
+    enter_card,
+    move_card,
+    new_game,
+)
+from trample.models.game.state_json import apply, state_to_json
 
 LIBRARY = ["Grizzly Bears", "Sol Ring", "Hidetsugu Consumes All", "Forest", "Llanowar Elves"]
 

@@ -1,16 +1,18 @@
 """The game model speaks outcomes: the combat it builds carries poison, infect, wither,
 lifelink, toxic and Vessel of the All-Consuming's clause, and the damage it deals is what
-:mod:`trample.models.outcomes` (the solver's objective) says it does."""
+:mod:`trample.models.document.outcomes` (the solver's objective) says it does."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from trample.models.cards import get_card
-from trample.models.combat import LossThreshold
-from trample.models.combat_steps import combat_of, deal_combat_damage, declare_combat
-from trample.models.damage import check_state_based_actions, deal_damage
-from trample.models.game import (
+from trample.models.document.combat import LossThreshold
+from trample.models.document.outcomes import creature_dies, deal, player_loses
+from trample.models.game.cards import get_card
+from trample.models.game.combat_steps import combat_of, deal_combat_damage, declare_combat
+from trample.models.game.damage import check_state_based_actions, deal_damage
+from trample.models.game.seeds import HIDETSUGU
+from trample.models.game.state import (
     PLUS_ONE,
     GameState,
     add_counters,
@@ -19,10 +21,8 @@ from trample.models.game import (
     new_game,
     replace_player,
 )
-from trample.models.outcomes import creature_dies, deal, player_loses
-from trample.models.seeds import HIDETSUGU
-from trample.solver import api
-from trample.solver.game_loop import judge
+from trample.solver.interface import api
+from trample.solver.interface.game_loop import judge
 
 VESSEL_CARD = get_card(HIDETSUGU)
 

@@ -12,11 +12,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.cards import get_card
-from trample.models.damage import check_state_based_actions, deal_damage
-from trample.models.errors import TrampleError
-from trample.models.events import Transformed
-from trample.models.game import (
+from trample.models.document.errors import TrampleError
+from trample.models.game.cards import get_card
+from trample.models.game.damage import check_state_based_actions, deal_damage
+from trample.models.game.events import Transformed
+from trample.models.game.mill import mill
+from trample.models.game.sagas import add_lore_counter, begin_precombat_main
+from trample.models.game.seeds import resolve_all
+from trample.models.game.state import (
     MINUS_ONE,
     PLUS_ONE,
     FaceSide,
@@ -31,11 +34,8 @@ from trample.models.game import (
     new_game,
     replace_permanent,
 )
-from trample.models.mill import mill
-from trample.models.sagas import add_lore_counter, begin_precombat_main
-from trample.models.seeds import resolve_all
-from trample.models.state_json import apply, state_from_json, state_to_json
-from trample.models.transform import convert, stamp, transform, turn_face_down, turn_face_up
+from trample.models.game.state_json import apply, state_from_json, state_to_json
+from trample.models.game.transform import convert, stamp, transform, turn_face_down, turn_face_up
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from trample.models.cards import get_card, load_card
-from trample.models.damage import check_state_based_actions, deal_damage
-from trample.models.errors import InputError
-from trample.models.events import (
+from trample.models.document.errors import InputError
+from trample.models.game.cards import get_card, load_card
+from trample.models.game.damage import check_state_based_actions, deal_damage
+from trample.models.game.events import (
     AbilityResolved,
     AbilityTriggered,
     CounterAdded,
@@ -21,7 +21,19 @@ from trample.models.events import (
     ZoneChange,
     transforms,
 )
-from trample.models.game import (
+from trample.models.game.sagas import add_lore_counter, begin_precombat_main
+from trample.models.game.seeds import (
+    HIDETSUGU,
+    OROCHI,
+    TEACHINGS,
+    VESSEL,
+    damage_triggers,
+    orochi_attack_trigger,
+    resolve_all,
+    resolve_chapter,
+    resolve_trigger,
+)
+from trample.models.game.state import (
     LORE,
     PLUS_ONE,
     FaceSide,
@@ -36,19 +48,7 @@ from trample.models.game import (
     new_game,
     put_onto_battlefield,
 )
-from trample.models.sagas import add_lore_counter, begin_precombat_main
-from trample.models.seeds import (
-    HIDETSUGU,
-    OROCHI,
-    TEACHINGS,
-    VESSEL,
-    damage_triggers,
-    orochi_attack_trigger,
-    resolve_all,
-    resolve_chapter,
-    resolve_trigger,
-)
-from trample.models.transform import turn_face_down
+from trample.models.game.transform import turn_face_down
 
 
 def _triggered(events: list[Event]) -> list[AbilityTriggered]:

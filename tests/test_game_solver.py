@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from trample.models.assignment import Assignment
-from trample.models.cards import get_card
-from trample.models.combat import Combat
-from trample.models.combat_steps import declare_combat, run_combat_damage
-from trample.models.errors import InputError
-from trample.models.game import GameState, enter_card, grant_keyword, new_game
-from trample.models.seeds import HIDETSUGU
-from trample.models.state_json import apply as apply_without_solver
-from trample.models.state_json import state_to_json
-from trample.solver.game_loop import apply, judge, solver_assign
+from trample.models.document.assignment import Assignment
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game.cards import get_card
+from trample.models.game.combat_steps import declare_combat, run_combat_damage
+from trample.models.game.seeds import HIDETSUGU
+from trample.models.game.state import GameState, enter_card, grant_keyword, new_game
+from trample.models.game.state_json import apply as apply_without_solver
+from trample.models.game.state_json import state_to_json
+from trample.solver.interface.game_loop import apply, judge, solver_assign
 
 import brute
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from trample.models.cards import Card, Face, get_card, load_card
-from trample.models.errors import InputError
-from trample.models.events import (
+from trample.models.document.errors import InputError
+from trample.models.game.cards import Card, Face, get_card, load_card
+from trample.models.game.events import (
     AbilityResolved,
     Event,
     Transformed,
@@ -24,7 +24,8 @@ from trample.models.events import (
     turned_face_down,
     turned_face_up,
 )
-from trample.models.game import (
+from trample.models.game.seeds import activate_transform_ability, resolve_trigger
+from trample.models.game.state import (
     PLUS_ONE,
     FaceSide,
     GameState,
@@ -37,8 +38,7 @@ from trample.models.game import (
     put_onto_battlefield,
     replace_permanent,
 )
-from trample.models.seeds import activate_transform_ability, resolve_trigger
-from trample.models.transform import (
+from trample.models.game.transform import (
     TransformStamp,
     can_transform,
     convert,

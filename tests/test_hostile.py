@@ -31,12 +31,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import MAX_MAGNITUDE, Combat
-from trample.models.errors import InputError, TrampleError
-from trample.solver import api
-from trample.solver import serve as engine
-from trample.solver.rules import legal_space
-from trample.solver.validate import violations
+from trample.models.document.combat import MAX_MAGNITUDE, Combat
+from trample.models.document.errors import InputError, TrampleError
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
+from trample.solver.rules.legal_space import legal_space
+from trample.solver.rules.validate import violations
 
 from conftest import SPEC_EXAMPLE
 from strategies import cached_legal_assignments, combats

@@ -1,5 +1,5 @@
-"""The ceiling on ``kills`` (trample.solver.kill_bound) and the search that starts from it
-(trample.solver.cpsat): the ceiling is never below any legal assignment's kills, the
+"""The ceiling on ``kills`` (trample.solver.optimize.kill_bound) and the search that starts from it
+(trample.solver.optimize.cpsat): the ceiling is never below any legal assignment's kills, the
 brute force's, is exact where no creature is shared, and the search from it reaches the
 brute force's optimum however many values it tries on the way down."""
 
@@ -10,13 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.solver import cpsat, kill_bound
-from trample.solver.kill_bound import kills_ceiling
-from trample.solver.objectives import evaluate, scoring
-from trample.solver.optimize import mode_vectors
-from trample.solver.rules import LegalSpace, legal_space, mode_space
-from trample.solver.search_settings import SearchSettings
+from trample.models.document.combat import Combat
+from trample.solver.optimize import cpsat, kill_bound
+from trample.solver.optimize.kill_bound import kills_ceiling
+from trample.solver.optimize.objectives import evaluate, scoring
+from trample.solver.optimize.search_settings import SearchSettings
+from trample.solver.optimize.solve import mode_vectors
+from trample.solver.rules.legal_space import LegalSpace, legal_space, mode_space
 
 import brute
 from strategies import cached_legal_assignments, combats, contests, pileups, token_swarms
@@ -139,7 +139,7 @@ def test_what_the_ceiling_decides_holds_on_every_split_that_kills_enough(doc: di
 
 
 def _statuses_of_runs(monkeypatch: Any) -> list[str]:
-    """The list each CP-SAT run of :mod:`trample.solver.cpsat` appends its status to."""
+    """The list each CP-SAT run of :mod:`trample.solver.optimize.cpsat` appends its status to."""
     statuses: list[str] = []
     original = cpsat._run
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.interface import api
 
 import brute
 from conftest import SPEC_EXAMPLE

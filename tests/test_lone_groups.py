@@ -1,6 +1,6 @@
 """Sources each alone in its part, joined only by contested thresholds (a player's life,
 a planeswalker's loyalty, a battle's defense): the dynamic program of
-trample.solver.lone_groups against the brute-force oracle (tests/brute.py)."""
+trample.solver.optimize.lone_groups against the brute-force oracle (tests/brute.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.solver import api
-from trample.solver.lone_groups import _weigher, solve_lone_group
-from trample.solver.optimize import contested
-from trample.solver.rules import legal_space
-from trample.solver.search_settings import SearchSettings
+from trample.models.document.combat import Combat
+from trample.solver.interface import api
+from trample.solver.optimize.lone_groups import _weigher, solve_lone_group
+from trample.solver.optimize.search_settings import SearchSettings
+from trample.solver.optimize.solve import contested
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 from strategies import combats, contests, pileups, split_count
@@ -335,7 +335,7 @@ def test_the_search_finds_what_the_program_finds(kind: str) -> None:
 @pytest.fixture
 def built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The sources whose candidates the program builds, in order."""
-    from trample.solver import lone_groups
+    from trample.solver.optimize import lone_groups
 
     sources: list[str] = []
     original = lone_groups._candidates

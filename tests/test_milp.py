@@ -1,4 +1,4 @@
-"""The MILP backend (HiGHS, :mod:`trample.solver.milp`): the same exact optimum as the
+"""The MILP backend (HiGHS, :mod:`trample.solver.optimize.milp`): the same exact optimum as the
 brute force and as CP-SAT, in integers whatever the values, legal, the same answer
 whatever the threads, and a bounded answer when the time runs out."""
 
@@ -17,15 +17,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.solver import api
-from trample.solver.cpsat import solve_group as cpsat_group
-from trample.solver.milp import relaxed_bound
-from trample.solver.milp import solve_group as milp_group
-from trample.solver.objectives import OUTCOME_TERMS, evaluate
-from trample.solver.rules import legal_space
-from trample.solver.search_settings import SearchSettings
-from trample.solver.validate import violations
+from trample.models.document.combat import Combat
+from trample.solver.interface import api
+from trample.solver.optimize.cpsat import solve_group as cpsat_group
+from trample.solver.optimize.milp import relaxed_bound
+from trample.solver.optimize.milp import solve_group as milp_group
+from trample.solver.optimize.objectives import OUTCOME_TERMS, evaluate
+from trample.solver.optimize.search_settings import SearchSettings
+from trample.solver.rules.legal_space import legal_space
+from trample.solver.rules.validate import violations
 
 import brute
 from strategies import combats, contests, pileups, token_swarms
@@ -97,13 +97,13 @@ def shared_blockers(values: list[int]) -> dict:
 
 HUGE = (2**40, 2**40 - 1, -(2**40), -(2**40) + 1, 2**39, 2**30 + 1, 2**20)
 """Values at the edge of what a combat allows (magnitude 2^40) and near HiGHS's range
-(:data:`trample.solver.milp.MAX_RANGE`), for the precision tests."""
+(:data:`trample.solver.optimize.milp.MAX_RANGE`), for the precision tests."""
 
 
 @contextmanager
 def highs_models() -> Iterator[list[int]]:
     """Count the HiGHS models built (one per search) while inside."""
-    from trample.solver import milp
+    from trample.solver.optimize import milp
 
     built: list[int] = []
     original = milp._highs
@@ -158,8 +158,8 @@ def test_a_term_too_wide_for_highs_goes_to_cpsat_without_a_run() -> None:
 def test_a_row_too_large_for_highs_goes_to_cpsat_without_a_run() -> None:
     """A player at 2^35 life: the row of whether the player loses needs a big-M of 2^35,
     beyond MAX_RANGE, so no HiGHS instance is made; CP-SAT answers the optimum."""
-    from trample.solver import milp
-    from trample.solver.cpsat import build_group
+    from trample.solver.optimize import milp
+    from trample.solver.optimize.cpsat import build_group
 
     doc = shared_blockers([1, 2, 3])
     doc["players"][1]["life"] = 2**35
@@ -305,7 +305,7 @@ def test_timeout_answers_feasible_with_a_valid_bound() -> None:
     terms = brute.default_objective("attackers")
     part = space.parts[0]
     sources = list(part.sources)
-    from trample.solver.greedy import greedy
+    from trample.solver.optimize.greedy import greedy
 
     start = greedy(space, sources)
     result = milp_group(space, sources, terms, deadline=0.0, hint=lambda: start)
@@ -343,9 +343,9 @@ def test_the_backend_can_be_chosen_from_the_environment() -> None:
     import subprocess
     import sys
 
-    from trample.solver.search_settings import BACKEND_VARIABLE
+    from trample.solver.optimize.search_settings import BACKEND_VARIABLE
 
-    code = "from trample.solver.search_settings import SHIPPED; print(SHIPPED.backend)"
+    code = "from trample.solver.optimize.search_settings import SHIPPED; print(SHIPPED.backend)"
     for value, expected in (("cpsat", "cpsat"), ("milp", "milp"), ("", "auto"),
                             ("bogus", "auto")):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -374,7 +374,7 @@ def test_groups_in_one_model_reach_the_brute_force_optimum(doc: dict, side: str,
 def test_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The three parts of ``many_parts`` go to HiGHS as one model, not one each, first,
     and the answer is the one CP-SAT proves, the same whatever the threads."""
-    from trample.solver import milp
+    from trample.solver.optimize import milp
 
     calls: list[int] = []
     original = milp.solve_group
@@ -400,7 +400,7 @@ def test_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ig
 def test_small_groups_in_one_model_are_searched_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Under the shipped settings the three small parts of ``many_parts`` (45 pairs in
     all) are one CP-SAT search, with the answer each proves alone, whatever the threads."""
-    from trample.solver import cpsat
+    from trample.solver.optimize import cpsat
 
     calls: list[int] = []
     original = cpsat.solve_group
@@ -435,8 +435,8 @@ def test_rows_recorded_as_built_are_the_rows_read_back_from_cp_sat(
     """HiGHS's rows are recorded while the group's model is built (`build_rows`), without
     a CP-SAT model; they are the rows read back from the CP-SAT model that the same code
     builds, row for row, with every term's form, for every term and both sides."""
-    from trample.solver import milp
-    from trample.solver.cpsat import build_group, build_rows
+    from trample.solver.optimize import milp
+    from trample.solver.optimize.cpsat import build_group, build_rows
 
     space = legal_space(Combat.from_json(doc), side)
     sources = [s for s in space.sources if s.recipients]

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from trample import _native
-from trample.models.combat import Creature
+from trample.models.document.combat import Creature
 from trample.solver import native
-from trample.solver.rules import Part, Recipient, Source
+from trample.solver.rules.legal_space import Part, Recipient, Source
 
 SUFFIX = _native.interpreter_tag()
 
@@ -36,15 +36,15 @@ def _fake_build(where: Path, *, sources: dict[str, str] | None = None,
     """A build folder with a manifest (the module file an empty stand-in: these tests never
     load it)."""
     where.mkdir(parents=True, exist_ok=True)
-    relative = f"trample/solver/masks{SUFFIX}"
+    relative = f"trample/solver/rules/validate_many{SUFFIX}"
     if module_file:
         (where / relative).parent.mkdir(parents=True, exist_ok=True)
         (where / relative).write_bytes(b"")
     home = _native.package_dir()
-    source = _source("trample.solver.masks")
+    source = _source("trample.solver.rules.validate_many")
     manifest = {
         "format": fmt, "interpreter": interpreter,
-        "modules": {"trample.solver.masks": relative},
+        "modules": {"trample.solver.rules.validate_many": relative},
         "sources": sources if sources is not None
         else {os.path.relpath(source, home): _native.digest(source)},
     }
@@ -54,7 +54,8 @@ def _fake_build(where: Path, *, sources: dict[str, str] | None = None,
 
 def test_a_build_matching_its_sources_is_used(tmp_path: Path) -> None:
     modules, reason = _native.check(_fake_build(tmp_path / "b"))
-    assert modules == {"trample.solver.masks": tmp_path / "b" / f"trample/solver/masks{SUFFIX}"}
+    assert modules == {"trample.solver.rules.validate_many":
+                       tmp_path / "b" / f"trample/solver/rules/validate_many{SUFFIX}"}
     assert "compiled build in" in reason
 
 
@@ -65,10 +66,10 @@ def test_no_build_is_not_used(tmp_path: Path) -> None:
 
 def test_a_build_from_other_sources_is_not_used(tmp_path: Path) -> None:
     home = _native.package_dir()
-    changed = {os.path.relpath(_source("trample.solver.masks"), home): "0" * 64}
+    changed = {os.path.relpath(_source("trample.solver.rules.validate_many"), home): "0" * 64}
     modules, reason = _native.check(_fake_build(tmp_path, sources=changed))
     assert modules is None and "changed since the compiled build" in reason
-    assert "masks.py" in reason
+    assert "validate_many.py" in reason
 
 
 def test_a_build_whose_source_is_gone_is_not_used(tmp_path: Path) -> None:
@@ -95,7 +96,7 @@ def test_an_incomplete_or_unreadable_build_is_not_used(tmp_path: Path) -> None:
 
 def _state(env: dict[str, str]) -> tuple[dict[str, object], str]:
     """What ``import trample`` decided in a fresh process with ``env`` added."""
-    code = ("import json, trample, trample._native as n, trample.solver.masks as m; "
+    code = ("import json, trample, trample._native as n, trample.solver.rules.validate_many as m; "
             "print(json.dumps([n.state, m.__file__]))")
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
                           capture_output=True, text=True, check=True, timeout=120)
@@ -106,11 +107,11 @@ def _state(env: dict[str, str]) -> tuple[dict[str, object], str]:
 
 def test_a_stale_build_is_said_and_the_sources_run(tmp_path: Path) -> None:
     home = _native.package_dir()
-    changed = {os.path.relpath(_source("trample.solver.masks"), home): "0" * 64}
+    changed = {os.path.relpath(_source("trample.solver.rules.validate_many"), home): "0" * 64}
     where = _fake_build(tmp_path, sources=changed)
     state, stderr = _state({_native.DIR_ENV: str(where), _native.PURE_ENV: ""})
     assert state["compiled"] is False
-    assert str(state["file"]).endswith("masks.py")
+    assert str(state["file"]).endswith("validate_many.py")
     assert "not using the compiled build" in stderr and "changed since" in stderr
 
 
@@ -118,7 +119,7 @@ def test_pure_in_the_environment_runs_the_sources(tmp_path: Path) -> None:
     where = _fake_build(tmp_path)  # would be used (and fail to load) without the switch
     state, stderr = _state({_native.DIR_ENV: str(where), _native.PURE_ENV: "1"})
     assert state["compiled"] is False and state["reason"] == f"{_native.PURE_ENV} is set"
-    assert str(state["file"]).endswith("masks.py") and stderr == ""
+    assert str(state["file"]).endswith("validate_many.py") and stderr == ""
 
 
 def test_clean_leaves_a_folder_that_is_not_a_build(tmp_path: Path) -> None:
@@ -145,12 +146,12 @@ def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
     then is the staging and the replacement around it, not the compiling again.)"""
     if shutil.which(native.compiler()) is None:
         pytest.skip("no C compiler here: the compiled build cannot be made")
-    where = native.build(["trample.solver.search_settings"], tmp_path / "build", log=False)
+    where = native.build(["trample.solver.optimize.search_settings"], tmp_path / "build", log=False)
     manifest = json.loads((where / _native.MANIFEST).read_text())
-    assert set(manifest["modules"]) == {"trample.solver.search_settings",
+    assert set(manifest["modules"]) == {"trample.solver.optimize.search_settings",
                                         f"{native.GROUP}__mypyc"}
     code = ("import json, dataclasses, trample._native as n, "
-            "trample.solver.search_settings as s; "
+            "trample.solver.optimize.search_settings as s; "
             "print(json.dumps([n.state['compiled'], s.__file__, "
             "dataclasses.asdict(s.SearchSettings()), s.SMALL_MODEL, s.MILP_PAIRS]))")
     answers = []
@@ -179,7 +180,7 @@ def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
     (where / "left_over.txt").write_text("from the old build")
     with monkeypatch.context() as patch:
         patch.setattr(native.subprocess, "run", compiled_again)
-        assert native.build(["trample.solver.search_settings"], where, log=False) == where
+        assert native.build(["trample.solver.optimize.search_settings"], where, log=False) == where
     assert len(compiles) == 1 and "build_ext" in compiles[0]
     assert sorted(p.name for p in where.parent.iterdir()) == ["build"]
     assert not (where / "left_over.txt").exists()

@@ -12,13 +12,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api
-from trample.solver.cpsat import solve_group
-from trample.solver.fastpath import _plain_source, solve_lone
-from trample.solver.objectives import ASSIGNED_TERMS, DEFAULTS, OUTCOME_TERMS, PLAIN_TERMS, evaluate
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.interface import api
+from trample.solver.optimize.cpsat import solve_group
+from trample.solver.optimize.fastpath import _plain_source, solve_lone
+from trample.solver.optimize.objectives import (
+    ASSIGNED_TERMS,
+    DEFAULTS,
+    OUTCOME_TERMS,
+    PLAIN_TERMS,
+    evaluate,
+)
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 from strategies import combats, contests, lone_sources, with_outcomes
@@ -270,7 +276,7 @@ def test_every_part_searched_by_cpsat_still_reaches_the_optimum(doc: dict, side:
     from unittest import mock
 
     terms = terms_for(side, data)
-    with mock.patch("trample.solver.optimize.SMALL_GROUP", 0):
+    with mock.patch("trample.solver.optimize.solve.SMALL_GROUP", 0):
         result = api.solve(doc, side=side, objective=terms)
     assert result["status"] == "optimal"
     assert tuple(result["objective"].values()) == brute.optimum(doc, side, terms)

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api
-from trample.solver.plan import PLAN_TERMS, plan, plan_size
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.actions.plan import PLAN_TERMS, plan, plan_size
+from trample.solver.interface import api
 
 import brute
 
@@ -184,7 +184,7 @@ def test_the_command_line_and_serve_plan() -> None:
 
 
 def test_serve_names_a_bad_split_under_params() -> None:
-    from trample.solver import serve
+    from trample.solver.interface import serve
 
     answer = serve.handle({"jsonrpc": "2.0", "id": 1, "method": "next_step", "params": {
         "combat": brute_plan_doc(), "attackers": [{"source": "zz", "target": "dp",
@@ -196,7 +196,7 @@ def test_serve_names_a_bad_split_under_params() -> None:
 def test_planning_both_steps_beats_every_best_split_of_the_first_step_alone() -> None:
     """The demo's combat, proved by brute force: every first-strike split that is best
     for that step alone guarantees less over the whole combat than the planned one."""
-    from trample.solver.demo_game import LOOKAHEAD
+    from trample.solver.interface.demo_game import LOOKAHEAD
 
     doc = json.loads(json.dumps(LOOKAHEAD))
     terms = brute.default_objective("attackers")

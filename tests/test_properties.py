@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
-from trample.models.combat import Combat
-from trample.solver import api
-from trample.solver.counting import Census
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.solver.count.counting import Census
+from trample.solver.interface import api
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 from strategies import combats, contests, lone_sources, pileups, proposals, token_swarms
@@ -58,7 +58,7 @@ def test_assignments_are_printed_in_the_order_of_the_legal_space(doc: dict, side
     """Every printed assignment lists its positive entries sorted by the space's order of
     sources and, within a source, of its recipients, whatever order the amounts came in
     (an entry outside that order, last, by its pair)."""
-    from trample.solver.assignment import canonical
+    from trample.solver.rules.assignment import canonical
 
     space = legal_space(Combat.from_json(doc), side)
     legal = brute.legal_assignments(doc, side)
@@ -148,7 +148,7 @@ def test_sample_is_uniform_where_parametrizations_are_not() -> None:
 @PROPERTY
 @given(doc=COMBATS, side=SIDES)
 def test_greedy_and_samples_are_legal(doc: dict, side: str) -> None:
-    from trample.solver.greedy import greedy
+    from trample.solver.optimize.greedy import greedy
 
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
     assert brute.is_legal(doc, side, greedy(space))
@@ -160,7 +160,7 @@ def test_greedy_and_samples_are_legal(doc: dict, side: str) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_sampling_is_reproducible(seed: int) -> None:
-    from trample.solver.demo import DEMO_COMBAT
+    from trample.solver.interface.demo import DEMO_COMBAT
 
     first = list(api.sample(DEMO_COMBAT, n=20, seed=seed))
     again = list(api.sample(DEMO_COMBAT, n=20, seed=seed))
@@ -172,8 +172,8 @@ def test_sampling_is_reproducible(seed: int) -> None:
 def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole: bool) -> None:
     """The CP-SAT model itself, without the shortcuts that answer small groups: on the
     groups ``solve`` forms, or as one model of every source at once."""
-    from trample.solver import optimize
-    from trample.solver.cpsat import solve_group
+    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize.cpsat import solve_group
 
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
     terms = brute.default_objective(side)
@@ -198,7 +198,7 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
 def test_symmetry_breaking_keeps_an_optimum(doc: dict, side: str) -> None:
     """Interchangeable tokens and attackers: the CP-SAT model, with the symmetry between
     them broken, on all sources at once, reaches the oracle's optimum; so does ``solve``."""
-    from trample.solver.cpsat import solve_group
+    from trample.solver.optimize.cpsat import solve_group
 
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
     terms = brute.default_objective(side)

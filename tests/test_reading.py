@@ -16,14 +16,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trample.models.cards import card_from_json, mana_value_of_cost
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.models.keywords import OTHER_KEYWORDS, read_keyword
-from trample.models.reading import MAX_MAGNITUDE
-from trample.models.state_json import apply, state_from_json
-from trample.solver import api
-from trample.solver import serve as engine
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.document.keywords import OTHER_KEYWORDS, read_keyword
+from trample.models.document.reading import MAX_MAGNITUDE
+from trample.models.game.cards import card_from_json, mana_value_of_cost
+from trample.models.game.state_json import apply, state_from_json
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
 
 from conftest import SPEC_EXAMPLE
 

@@ -1,4 +1,4 @@
-"""The answers' TypedDicts (trample.solver.results) are what the API returns: the
+"""The answers' TypedDicts (trample.solver.interface.results) are what the API returns: the
 annotations name them, and real answers have exactly their keys."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from trample.solver import api, results
+from trample.solver.interface import api, results
 
 from conftest import SPEC_EXAMPLE
 

@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("gymnasium")
 
-from trample.solver import api
-from trample.solver.rl import SplitActions, SplitEnv
+from trample.solver.interface import api
+from trample.solver.interface.rl import SplitActions, SplitEnv
 
 from conftest import SPEC_EXAMPLE
 

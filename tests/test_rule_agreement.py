@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trample.models.combat import Combat
-from trample.solver.counting import Census
-from trample.solver.greedy import greedy
-from trample.solver.masks import pair_order, validate_many
-from trample.solver.rules import LegalSpace, legal_space
-from trample.solver.validate import violations
+from trample.models.document.combat import Combat
+from trample.solver.count.counting import Census
+from trample.solver.optimize.greedy import greedy
+from trample.solver.rules.legal_space import LegalSpace, legal_space
+from trample.solver.rules.validate import violations
+from trample.solver.rules.validate_many import pair_order, validate_many
 
 import brute
 

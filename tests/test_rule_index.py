@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from trample.models.combat import Combat
-from trample.models.rule_index import SUMMARY, WHERE, Rule, markdown_table
-from trample.solver import api
-from trample.solver.rules import SIDES, derived, legal_space
-from trample.solver.validate import violations
+from trample.models.document.combat import Combat
+from trample.models.document.rule_index import SUMMARY, WHERE, Rule, markdown_table
+from trample.solver.interface import api
+from trample.solver.rules.legal_space import SIDES, derived, legal_space
+from trample.solver.rules.validate import violations
 
 from conftest import SPEC_EXAMPLE
 
@@ -26,7 +26,8 @@ SOLVER = ROOT / "solver"
 # A rule number as the code cites it: "702.19c", "510.1", "510.1b-d" (a range of subrules).
 CITATION = re.compile(r"(?<![\w.])([1-9]\d{2})\.(\d+)([a-z])?(?:-([a-z]))?(?![\w.])")
 # The legal space and the modules that read it: every rule they cite must be indexed.
-RULE_MODULES = ("rules.py", "validate.py", "greedy.py", "masks.py", "counting.py")
+RULE_MODULES = ("rules/legal_space.py", "rules/validate.py", "rules/pieces.py",
+                "rules/validate_many.py", "optimize/greedy.py", "count/counting.py")
 
 
 def resolve(qualified: str) -> object:
@@ -73,7 +74,7 @@ def test_every_where_entry_resolves_to_code(rule: Rule) -> None:
 
 def test_the_resolver_fails_on_a_name_that_is_not_there() -> None:
     with pytest.raises(AttributeError):
-        resolve("trample.solver.rules.LegalSpace.no_such_rule")
+        resolve("trample.solver.rules.legal_space.LegalSpace.no_such_rule")
 
 
 def test_member_values_are_their_names() -> None:
@@ -90,7 +91,7 @@ def test_citations_in_the_legal_space_modules_are_members() -> None:
 
 def test_citations_anywhere_in_solver_are_members() -> None:
     missing = {}
-    for path in sorted(SOLVER.glob("*.py")):
+    for path in sorted(SOLVER.rglob("*.py")):
         gone = cited(path.read_text(encoding="utf-8")) - set(Rule)
         if gone:
             missing[path.name] = sorted(gone)
@@ -106,7 +107,7 @@ def test_rule_strings_in_solver_code_are_members() -> None:
     # A rule number written as a string literal (a violation's rule, a source's rule)
     # must be a member; the code spells them Rule.R..., so there should be none at all.
     literals = []
-    for path in sorted(SOLVER.glob("*.py")):
+    for path in sorted(SOLVER.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and CITATION.fullmatch(node.value.strip()):
@@ -182,8 +183,8 @@ def test_readme_table_is_the_index() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     table = markdown_table()
     assert table in readme, (
-        "README's table of rules differs from trample.models.rule_index; regenerate it "
-        "with: python -m trample.models.rule_index")
+        "README's table of rules differs from trample.models.document.rule_index; regenerate it "
+        "with: python -m trample.models.document.rule_index")
     # One row a member, in the enum's order.
     rows = table.splitlines()[2:]
     assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [r.value for r in Rule]

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import generators, runner
-from trample.models.combat import Combat
+from trample.models.document.combat import Combat
 
 ROOT = Path(__file__).resolve().parent.parent
 

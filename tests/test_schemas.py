@@ -21,12 +21,13 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from trample.models import combat as combat_module
-from trample.models import events as events_module
-from trample.models import state_json
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api, cli, objectives, serve
+from trample.models.document import combat as combat_module
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game import events as events_module
+from trample.models.game import state_json
+from trample.solver.interface import api, cli, serve
+from trample.solver.optimize import objectives
 
 from strategies import combats, proposals
 
@@ -152,10 +153,10 @@ def test_combat_bounds_are_the_parsers_limits() -> None:
 
 def test_terms_and_sides_are_the_solvers() -> None:
     assert tuple(definition("combat", "$defs", "term")["enum"]) == objectives.TERMS
-    from trample.solver.plan import PLAN_TERMS
+    from trample.solver.actions.plan import PLAN_TERMS
 
     assert tuple(definition("plan-result", "$defs", "term")["enum"]) == PLAN_TERMS
-    from trample.solver.rules import SIDES
+    from trample.solver.rules.legal_space import SIDES
 
     assert definition("combat", "$defs", "side")["enum"] == [*SIDES, None]
     assert definition("solve-result", "properties", "side")["enum"] == list(SIDES)
@@ -520,7 +521,10 @@ def _spellings(value: float) -> set[str]:
 
 def test_the_specs_limits_are_the_codes() -> None:
     """Every constant the spec's limits table names has the value the table gives it."""
-    from trample.solver import counting, cpsat, fastpath, lone_groups, milp, plan, rules, union
+    from trample.solver.actions import plan, union
+    from trample.solver.count import counting
+    from trample.solver.optimize import cpsat, fastpath, lone_groups, milp
+    from trample.solver.rules import legal_space as rules
 
     modules = [combat_module, cli, serve, api, counting, cpsat, fastpath, lone_groups, milp,
                plan, rules, union]

@@ -29,10 +29,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ortools.sat.python import cp_model
 
-from trample.models.errors import InternalError
-from trample.solver import api, cpsat
-from trample.solver import serve as engine
-from trample.solver.search_settings import SHIPPED, SearchSettings
+from trample.models.document.errors import InternalError
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
+from trample.solver.optimize import cpsat
+from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 
 import strategies
 
@@ -269,9 +270,9 @@ def test_a_small_model_of_wide_amounts_is_proved_in_a_short_first_try(power: int
     relaxation: these walls are proved within a hundredth of CP-SAT's deterministic time
     (the quick way, without the relaxation, 2^40 took 38 s). Deterministic effort, no
     clock: the same verdict on any machine."""
-    from trample.models.combat import Combat
-    from trample.solver.objectives import DEFAULTS
-    from trample.solver.rules import legal_space
+    from trample.models.document.combat import Combat
+    from trample.solver.optimize.objectives import DEFAULTS
+    from trample.solver.rules.legal_space import legal_space
 
     doc = walls(power)
     space = legal_space(Combat.from_json(doc), "attackers")
@@ -297,10 +298,10 @@ def test_the_widest_value_kept_is_the_widest_in_the_model(doc: Doc) -> None:
     """What decides a model's first try (``quick_widest``, ``relaxed_widest``) is kept
     as its integer variables are made: it is the largest value any of them can take,
     as read back from the model, for every group and objective."""
-    from trample.models.combat import Combat
-    from trample.models.errors import TrampleError
-    from trample.solver.objectives import DEFAULTS
-    from trample.solver.rules import legal_space
+    from trample.models.document.combat import Combat
+    from trample.models.document.errors import TrampleError
+    from trample.solver.optimize.objectives import DEFAULTS
+    from trample.solver.rules.legal_space import legal_space
 
     try:
         space = legal_space(Combat.from_json(doc), "attackers")
@@ -502,10 +503,10 @@ def test_a_total_effort_bounds_every_run_of_a_group(monkeypatch: pytest.MonkeyPa
     (30% shared blockers, 30 x 90) needs several runs to be proved; given a third of
     the deterministic time they took, its runs stop within it."""
     from benchmarks.generators import shared_blockers
-    from trample.models.combat import Combat
-    from trample.solver.greedy import greedy
-    from trample.solver.objectives import ASSIGNED_TERMS
-    from trample.solver.rules import legal_space
+    from trample.models.document.combat import Combat
+    from trample.solver.optimize.greedy import greedy
+    from trample.solver.optimize.objectives import ASSIGNED_TERMS
+    from trample.solver.rules.legal_space import legal_space
 
     doc = shared_blockers(30, 90, 0.3, 3024256646)
     space = legal_space(Combat.from_json(doc), "attackers")

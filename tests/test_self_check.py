@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from trample.models.errors import InternalError
-from trample.solver import api, cli, fastpath, optimize, serve
-from trample.solver.validate import Violation
+from trample.models.document.errors import InternalError
+from trample.solver.interface import api, cli, serve
+from trample.solver.optimize import fastpath
+from trample.solver.optimize import solve as optimize
+from trample.solver.rules import validate
+from trample.solver.rules.validate import Violation
 
 from conftest import SPEC_EXAMPLE
 
@@ -23,6 +26,7 @@ def broken_validator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     def always_wrong(space: object, amounts: object) -> list[Violation]:
         return [Violation("510.1a", "vessel", None, "planted failure")]
 
+    monkeypatch.setattr(validate, "violations", always_wrong)  # what check_legal asks
     monkeypatch.setattr(optimize, "violations", always_wrong)
     # A single source's answer is judged by its own check first (then by the validator).
     monkeypatch.setattr(fastpath, "lone_legal", lambda *args: False)

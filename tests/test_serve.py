@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from trample.solver import api
+from trample.solver.interface import api
 
 import brute
 from conftest import SPEC_EXAMPLE
@@ -101,7 +101,7 @@ def test_end_of_input_ends_the_server() -> None:
 def test_an_over_long_line_is_refused_unread_and_serving_goes_on() -> None:
     import io
 
-    from trample.solver import serve as engine
+    from trample.solver.interface import serve as engine
 
     big = b'{"jsonrpc": "2.0", "method": "count", "params": {"pad": "' \
         + b"x" * (engine.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'

@@ -18,10 +18,10 @@ from typing import IO, Any
 import pytest
 from test_serve_load import TINY, _requests
 
-from trample.solver import api
-from trample.solver import serve as engine
-from trample.solver.cancel import Cancel
-from trample.solver.search_settings import BACKEND_VARIABLE
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
+from trample.solver.optimize.cancel import Cancel
+from trample.solver.optimize.search_settings import BACKEND_VARIABLE
 
 from conftest import SPEC_EXAMPLE
 

@@ -21,8 +21,8 @@ from test_serve_async import WAIT, Server, _line
 from test_serve_load import TINY
 
 from benchmarks.generators import tiny
-from trample.solver import api
-from trample.solver import serve as engine
+from trample.solver.interface import api
+from trample.solver.interface import serve as engine
 
 
 def _ids(count: int) -> list[Any]:

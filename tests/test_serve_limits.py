@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from trample.models.errors import InternalError
-from trample.solver import api, cli
-from trample.solver import serve as engine
+from trample.models.document.errors import InternalError
+from trample.solver.interface import api, cli
+from trample.solver.interface import serve as engine
 
 from conftest import SPEC_EXAMPLE
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from trample.solver import serve as engine
-from trample.solver.demo import DEMO_COMBAT
+from trample.solver.interface import serve as engine
+from trample.solver.interface.demo import DEMO_COMBAT
 
 from conftest import SPEC_EXAMPLE, shared_blockers_combat
 

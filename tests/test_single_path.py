@@ -1,4 +1,4 @@
-"""The single-source path (trample.solver.fastpath.solve_single): the answer of a space of
+"""The single-source path (trample.solver.optimize.fastpath.solve_single): the answer of a space of
 one source on a plain combat, its objective read once, legality judged by a check for
 that one source. Proved against the general path (``optimize.solve``) and against the
 brute-force oracle (tests/brute.py), and its legality check against the validator and
@@ -16,12 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generators import tiny
-from trample.models.combat import Combat
-from trample.models.errors import InternalError
-from trample.solver import api, fastpath, optimize
-from trample.solver.objectives import BOTH_SIDES, TERMS, parse_objective
-from trample.solver.rules import LegalSpace, legal_space
-from trample.solver.validate import violations
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InternalError
+from trample.solver.interface import api
+from trample.solver.optimize import fastpath
+from trample.solver.optimize import solve as optimize
+from trample.solver.optimize.objectives import BOTH_SIDES, TERMS, parse_objective
+from trample.solver.rules.legal_space import LegalSpace, legal_space
+from trample.solver.rules.validate import violations
 
 import brute
 from strategies import combats, lone_sources
@@ -294,8 +296,8 @@ class RandomBytes:
 def read_both(doc: Any) -> tuple[Combat | None, Combat | str]:
     """What the plain reader reads (None: it declines) and what the general reader reads
     (or its refusal, as it prints)."""
-    from trample.models import combat as module
-    from trample.models.errors import InputError
+    from trample.models.document import combat as module
+    from trample.models.document.errors import InputError
 
     plain = module._parse_plain(doc)  # neither reader changes what it reads
     try:
@@ -354,7 +356,7 @@ def test_large_documents_of_the_common_shape_are_read_in_one_pass() -> None:
         plain, general = read_both(doc)
         assert plain is not None
         assert_same_combat(plain, general)
-    from trample.models.combat import MAX_BLOCKS, PLAIN_LIST_LIMIT
+    from trample.models.document.combat import MAX_BLOCKS, PLAIN_LIST_LIMIT
 
     attackers = [{"id": f"a{i}", "controller": "a", "power": 1, "toughness": 1,
                   "attacking": "d"} for i in range(PLAIN_LIST_LIMIT)]

@@ -99,9 +99,9 @@ def test_every_feature_is_generated() -> None:
 def test_token_swarms_hold_interchangeable_creatures_on_both_sides() -> None:
     """The symmetry-breaking property test sees classes of interchangeable creatures,
     among blockers (attackers' side) and among attackers (blockers' side)."""
-    from trample.models.combat import Combat
-    from trample.solver.cpsat import identical_creatures
-    from trample.solver.rules import legal_space
+    from trample.models.document.combat import Combat
+    from trample.solver.optimize.cpsat import identical_creatures
+    from trample.solver.rules.legal_space import legal_space
 
     seen = {"attackers": 0, "blockers": 0}
 

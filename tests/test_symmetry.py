@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from trample.models.combat import Combat
-from trample.solver.cpsat import identical_creatures, solve_group
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.solver.optimize.cpsat import identical_creatures, solve_group
+from trample.solver.rules.legal_space import legal_space
 
 import brute
 

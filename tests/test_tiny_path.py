@@ -21,11 +21,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.generators import tiny
-from trample.models.combat import Combat
-from trample.models.errors import InputError
-from trample.solver import api, objectives, serve
-from trample.solver.objectives import TERMS, dealt_values, evaluate, scoring
-from trample.solver.rules import legal_space
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.interface import api, serve
+from trample.solver.optimize import objectives
+from trample.solver.optimize.objectives import TERMS, dealt_values, evaluate, scoring
+from trample.solver.rules.legal_space import legal_space
 
 from strategies import combats, with_outcomes
 
@@ -352,7 +353,7 @@ BAD_LINES = ['[1,]', '{"a": NaN}', '[Infinity]', "{'a': 1}", '"a\tb"', '01', '[1
 def test_serve_reads_a_line_as_the_standard_library_does(line: str) -> None:
     import json
 
-    from trample.solver import serve
+    from trample.solver.interface import serve
 
     assert repr(serve.decode(line)) == repr(json.loads(line))
 
@@ -360,7 +361,7 @@ def test_serve_reads_a_line_as_the_standard_library_does(line: str) -> None:
 @pytest.mark.parametrize("line", BAD_LINES)
 def test_serve_refuses_a_line_with_the_standard_library_message(
         line: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from trample.solver import serve
+    from trample.solver.interface import serve
 
     with_orjson = serve.respond(line)
     monkeypatch.setattr(serve, "_orjson", None)
@@ -370,7 +371,7 @@ def test_serve_refuses_a_line_with_the_standard_library_message(
 def test_serve_answers_alike_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from trample.solver import serve
+    from trample.solver.interface import serve
 
     lines = [json.dumps({"jsonrpc": "2.0", "method": "solve", "params": {"combat": doc},
                          "id": i}) for i, doc in enumerate(TINY[:20])]

@@ -7,16 +7,24 @@ command line and the JSON-RPC engine. This folder is the ``trample`` package its
 
 from __future__ import annotations
 
+from typing import Any
+
 from trample import _native
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "api"]
 
 # The compiled build of the hot modules, if one was made and matches its sources
 # (``python -m trample.solver.native``); otherwise every module runs from its source.
 _native.install()
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str) -> Any:
+    # ``from trample import api``: the dict-in/dict-out API (trample.solver.interface.api),
+    # imported on first use so that ``import trample`` stays cheap.
+    if name == "api":
+        from trample.solver.interface import api
+
+        return api
     # The one source of the version is pyproject.toml, read back from the installed
     # metadata, so that ``trample --version`` and ``importlib.metadata`` always agree.
     # Looked up on first use: importing importlib.metadata costs tens of milliseconds,

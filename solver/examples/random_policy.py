@@ -2,7 +2,7 @@
 
 Run ``python -m trample.solver.examples.random_policy --combats 10000`` (needs the
 ``rl`` extra: ``pip install 'trample[rl]'``). Each combat (one attacker, one to three
-blockers, drawn from the seed) is played once in :class:`~trample.solver.rl.SplitEnv`,
+blockers, drawn from the seed) is played once in :class:`~trample.solver.interface.rl.SplitEnv`,
 the policy drawing each amount uniformly among those the mask allows, and once through
 the flat encoding (a random index of ``Discrete(count)``, decoded by ``unrank``). Every
 split is then checked with ``validate_many``; the run stops at the first illegal one.
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from trample.solver.rl import SplitActions, SplitEnv
+from trample.solver.interface.rl import SplitActions, SplitEnv
 
 KEYWORDS: tuple[list[str], ...] = (["trample"], ["trample"], [], ["trample", "deathtouch"],
                                    ["deathtouch"])

@@ -1,7 +1,7 @@
 """The fuzz targets: one function per target, taking the fuzz input bytes.
 
 Each asserts the contract for hostile input: the call returns a well-formed answer or
-raises :class:`~trample.models.errors.InputError` (or another ``TrampleError``) whose
+raises :class:`~trample.models.document.errors.InputError` (or another ``TrampleError``) whose
 message starts with the field path; anything else escaping (KeyError, TypeError,
 RecursionError, ValueError, AssertionError...) is a crash. ``respond`` must always give a
 JSON line (or None for a notification) and never raise.
@@ -28,13 +28,16 @@ if str(TESTS) not in sys.path:
 
 from tests.fuzz import shapes  # noqa: E402
 from tests.fuzz.shapes import Draw  # noqa: E402
-from trample.models.combat import Combat  # noqa: E402
-from trample.models.errors import InputError, InternalError, TrampleError  # noqa: E402
-from trample.solver import api, serve  # noqa: E402
-from trample.solver.counting import CountOutOfReach  # noqa: E402
-from trample.solver.objectives import TERMS  # noqa: E402
-from trample.solver.rules import legal_space  # noqa: E402
-from trample.solver.validate import violations  # noqa: E402
+from trample.models.document.combat import Combat  # noqa: E402
+from trample.models.document.errors import InputError, InternalError, TrampleError  # noqa: E402
+from trample.solver.count.counting import CountOutOfReach  # noqa: E402
+from trample.solver.interface import (  # noqa: E402
+    api,
+    serve,
+)
+from trample.solver.optimize.objectives import TERMS  # noqa: E402
+from trample.solver.rules.legal_space import legal_space  # noqa: E402
+from trample.solver.rules.validate import violations  # noqa: E402
 
 import brute  # noqa: E402
 from strategies import cached_legal_assignments, split_count  # noqa: E402
@@ -364,10 +367,10 @@ _BASES: list[dict[str, Any]] = []
 def _base_states() -> list[dict[str, Any]]:
     """Game states to start from: the Teachings example and a combat in progress."""
     if not _BASES:
-        from trample.models.cards import get_card
-        from trample.models.combat_steps import declare_combat
-        from trample.models.game import enter_card, new_game
-        from trample.models.state_json import state_to_json
+        from trample.models.game.cards import get_card
+        from trample.models.game.combat_steps import declare_combat
+        from trample.models.game.state import enter_card, new_game
+        from trample.models.game.state_json import state_to_json
 
         _BASES.append(json.loads((TESTS / "data" / "teachings_state.json").read_text()))
         state = new_game(("ap", "dp"))
@@ -417,8 +420,8 @@ def _action(d: Draw, state: dict[str, Any]) -> dict[str, Any]:
 def apply_one(state: Any, action: Any) -> None:
     """``trample apply``: a new state that trample reads back (it never refuses its own
     output), or a refusal naming a field of the request (``state.``, ``action``)."""
-    from trample.models.state_json import state_from_json
-    from trample.solver.game_loop import apply
+    from trample.models.game.state_json import state_from_json
+    from trample.solver.interface.game_loop import apply
 
     try:
         answer = apply(state, action, time_limit=2)

@@ -1,0 +1,264 @@
+"""Both combat damage steps at once: the attackers' first-strike split chosen knowing the
+regular step (``plan``).
+
+The rules order four choices (510.1, 510.4): the attackers' first-strike split, the
+defending players' reply, then, on the combat that remains after first-strike damage and
+state-based actions, the attackers' regular split and the defenders' reply. The
+attackers' objective is scored on the whole combat (:func:`score`); the defenders choose
+what is worst for it (zero-sum). The search is an exact minimax on lexicographic
+vectors with alpha-beta cut-offs. Each side's split in each step covers the creatures
+whose split it chooses (702.22j-k: :func:`~trample.solver.rules.legal_space.legal_space`). In the
+regular step, when no defending creature has lifelink and each side chooses only its own
+creatures' splits, every term depends on one side's split only (the attackers' damage
+decides losses, deaths and the damage terms; the defenders' decides survivals), so the
+step's value is the attackers' best plus the defenders' worst, found without pairing
+them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from trample.models.document.combat import Combat, brief_repr
+from trample.models.document.errors import InputError
+from trample.models.document.outcomes import StepResult, deal_step
+from trample.solver.actions.union import census_of
+from trample.solver.count.counting import CountOutOfReach
+from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
+from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.legal_space import legal_space
+
+PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
+                               "battle_deaths", "poison", "life_loss", "loyalty_loss",
+                               "defense_loss", "life_gain")
+"""The terms ``plan`` accepts, in its default order."""
+
+MAX_PLAN_SIZE = 2_000_000
+"""The largest combat planned: the product of the numbers of legal splits of the four
+choices (the regular step's counted on the combat before first-strike damage)."""
+
+Vector = tuple[int, ...]
+Status = Literal["optimal", "feasible"]
+
+
+def parse_plan_objective(raw: object, path: str = "objective") -> tuple[str, ...]:
+    """A list of plan terms (or a comma-separated string); None: the default order."""
+    if raw is None:
+        return PLAN_TERMS
+    terms = term_names(raw, path)
+    for i, term in enumerate(terms):
+        if term not in PLAN_TERMS:
+            raise InputError(f"{path}[{i}]", f"unknown term {brief_repr(term)} for plan "
+                             f"(terms: {', '.join(PLAN_TERMS)})")
+        if term in terms[:i]:
+            raise InputError(f"{path}[{i}]", f"{term!r} is listed twice")
+    return tuple(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The attackers' first-strike split, the value it guarantees, and one principal line."""
+
+    status: Status
+    objective: dict[str, int]
+    first_strike: Amounts
+    blockers_first_strike: Amounts
+    attackers_regular: Amounts
+    blockers_regular: Amounts
+    leaves: int
+    """Complete lines scored (a measure of the search's work)."""
+
+
+class _Scorer:
+    """The attackers' objective over a whole line of play."""
+
+    def __init__(self, combat: Combat, terms: Sequence[str]) -> None:
+        self.combat = combat
+        self.terms = tuple(terms)
+        self.opponents = frozenset(p.id for p in combat.defending_players)
+        self.blockers = {c.id: c.value for c in combat.blockers}
+        self.attackers = {c.id: c.value for c in combat.attackers}
+        self.walkers = frozenset(t.id for t in walker_targets(combat))
+        self.battles = frozenset(t.id for t in battle_targets(combat))
+
+    def score(self, first: StepResult | None, second: StepResult) -> Vector:
+        steps = [s for s in (first, second) if s is not None]
+        lost = frozenset().union(*(s.lost for s in steps)) & self.opponents
+        died = frozenset().union(*(s.died for s in steps))
+        walkers = frozenset().union(*(s.walkers_died for s in steps)) & self.walkers
+        battles = frozenset().union(*(s.battles_died for s in steps)) & self.battles
+        active = self.combat.active_player
+        values: dict[str, int] = {
+            "losses": len(lost),
+            "deaths": sum(v for c, v in self.blockers.items() if c in died),
+            "survivals": sum(v for c, v in self.attackers.items() if c not in died),
+            "planeswalker_deaths": len(walkers),
+            "battle_deaths": len(battles),
+            "poison": sum(n for s in steps for p, n in s.outcome.poison.items()
+                          if p in self.opponents),
+            "life_loss": sum(n for s in steps for p, n in s.outcome.life_loss.items()
+                             if p in self.opponents),
+            "loyalty_loss": sum(sum(s.outcome.loyalty_loss.values()) for s in steps),
+            "defense_loss": sum(sum(s.outcome.defense_loss.values()) for s in steps),
+            "life_gain": sum(s.outcome.life_gain.get(active, 0) for s in steps),
+        }
+        return tuple(values[t] for t in self.terms)
+
+
+def _splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
+    return [dict(a) for a in census_of(legal_space(combat, side), ordered=True).enumerate()]
+
+
+def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:
+    try:
+        return census_of(legal_space(combat, side)).count()
+    except CountOutOfReach:
+        return MAX_PLAN_SIZE + 1
+
+
+def plan_size(combat: Combat) -> int:
+    """The product of the numbers of legal splits of the four choices (the regular
+    step's counted on the combat as it is, before first-strike damage)."""
+    regular = Combat(combat.active_player, combat.players, combat.creatures,
+                     combat.planeswalkers, combat.battles, "regular", combat.prevention,
+                     combat.multipliers, combat.loss_thresholds)
+    size = 1
+    steps = [combat, regular] if combat.step == "first_strike" else [regular]
+    sides: tuple[Literal["attackers", "blockers"], ...] = ("attackers", "blockers")
+    for step in steps:
+        for side in sides:
+            size *= max(_count(step, side), 1)
+            if size > MAX_PLAN_SIZE:
+                return size
+    return size
+
+
+class _Search:
+    def __init__(self, combat: Combat, terms: Sequence[str], deadline: float | None) -> None:
+        self.combat = combat
+        self.scorer = _Scorer(combat, terms)
+        self.deadline = deadline
+        self.leaves = 0
+
+    def regular(self, first: StepResult | None, combat: Combat, alpha: Vector | None,
+                beta: Vector | None) -> tuple[Vector, Amounts, Amounts]:
+        """The value of the regular step on ``combat`` for the attackers (max over their
+        split of the min over the defenders'), with its principal splits."""
+        attacks = _splits(combat, "attackers")
+        replies = _splits(combat, "blockers")
+        separable = not combat.moves_a_choice \
+            and not any(c.has("lifelink") for c in combat.blockers)
+        if separable:
+            # Every term depends on one side's split: value(a, b) = value(a, {}) +
+            # value({}, b) - value({}, {}), and lexicographic order respects sums. Not
+            # so when a side chooses a creature of the other's (702.22j-k): then both
+            # splits damage the same creatures and players.
+            base = self._leaf(first, combat, {})
+            va, best_a = max(((self._leaf(first, combat, a), i) for i, a in
+                              enumerate(attacks)), key=lambda p: (p[0], -p[1]))
+            vb, worst_b = min(((self._leaf(first, combat, b), i) for i, b in
+                               enumerate(replies)))
+            value = tuple(x + y - z for x, y, z in zip(va, vb, base, strict=True))
+            return value, attacks[best_a], replies[worst_b]
+        best: tuple[Vector, Amounts, Amounts] | None = None
+        for a in attacks:
+            low: tuple[Vector, Amounts] | None = None
+            for b in replies:
+                v = self._leaf(first, combat, {**a, **b})
+                if low is None or v < low[0]:
+                    low = (v, b)
+                if best is not None and low[0] <= best[0]:
+                    break  # this split cannot beat the best one
+                if alpha is not None and low[0] <= alpha:
+                    break
+            assert low is not None
+            if best is None or low[0] > best[0]:
+                best = (low[0], a, low[1])
+                if beta is not None and best[0] >= beta:
+                    break  # the defenders will not let the line come here
+        assert best is not None
+        return best
+
+    def _leaf(self, first: StepResult | None, combat: Combat, amounts: Amounts) -> Vector:
+        self.leaves += 1
+        return self.scorer.score(first, deal_step(combat, amounts))
+
+    def run(self) -> Plan:
+        combat = self.combat
+        if combat.step != "first_strike":
+            value, a2, b2 = self.regular(None, combat, None, None)
+            return self._plan("optimal", value, {}, {}, a2, b2)
+        attacks = _splits(combat, "attackers")
+        replies = _splits(combat, "blockers")
+        best: tuple[Vector, Amounts, Amounts, Amounts, Amounts] | None = None
+        status: Status = "optimal"
+        for a1 in attacks:
+            if best is not None and self.deadline is not None \
+                    and time.monotonic() > self.deadline:
+                status = "feasible"
+                break
+            low: tuple[Vector, Amounts, Amounts, Amounts] | None = None
+            for b1 in replies:
+                first = deal_step(combat, {**a1, **b1})
+                alpha = None if best is None else best[0]
+                beta = None if low is None else low[0]
+                value, a2, b2 = self.regular(first, first.after, alpha, beta)
+                if low is None or value < low[0]:
+                    low = (value, b1, a2, b2)
+                if best is not None and low[0] <= best[0]:
+                    break
+            assert low is not None
+            if best is None or low[0] > best[0]:
+                best = (low[0], a1, *low[1:])
+        assert best is not None
+        return self._plan(status, *best)
+
+    def guarantee(self, a1: Amounts) -> Vector:
+        """What the first-strike split ``a1`` guarantees: the defenders' worst reply."""
+        low: Vector | None = None
+        for b1 in _splits(self.combat, "blockers"):
+            first = deal_step(self.combat, {**a1, **b1})
+            value, _, _ = self.regular(first, first.after, None, low)
+            low = value if low is None or value < low else low
+        assert low is not None
+        return low
+
+    def _plan(self, status: Status, value: Vector, a1: Amounts, b1: Amounts, a2: Amounts,
+              b2: Amounts) -> Plan:
+        return Plan(status, dict(zip(self.scorer.terms, value, strict=True)), a1, b1, a2,
+                    b2, self.leaves)
+
+
+def plan(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
+         deadline: float | None = None, max_size: int = MAX_PLAN_SIZE) -> Plan:
+    """The attackers' best first-strike split against the defenders' worst replies, with
+    the value it guarantees (exact minimax, lexicographic). A combat whose four choices
+    have more than ``max_size`` splits in product is refused, never estimated; a
+    ``deadline`` that stops the search answers ``feasible`` with the best split fully
+    examined (its value is guaranteed)."""
+    size = plan_size(combat)
+    if size > max_size:
+        raise InputError("combat", f"too large to plan exactly: the four choices have "
+                         f"{'more than ' if size > MAX_PLAN_SIZE else ''}{size:,} legal "
+                         f"splits in product (the limit is {max_size:,})")
+    return _Search(combat, terms, deadline).run()
+
+
+def guarantee(combat: Combat, first_strike: Amounts,
+              terms: Sequence[str] = PLAN_TERMS) -> dict[str, int]:
+    """The value a first-strike split of the attackers guarantees over the whole combat
+    (the defenders answering worst in each step, the attackers best in the regular one)."""
+    value = _Search(combat, terms, None).guarantee(first_strike)
+    return dict(zip(terms, value, strict=True))
+
+
+def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> Combat:
+    """The regular step's combat after the two first-strike splits (both legal)."""
+    return deal_step(combat, {**attackers, **blockers}).after
+
+
+__all__ = ["MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee", "parse_plan_objective",
+           "plan", "plan_size", "regular_document"]

@@ -1,0 +1,124 @@
+"""Judge an assignment against the legal space: every violation, with its rule."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from trample.models.document.errors import InternalError
+from trample.models.document.rule_index import Rule
+from trample.solver.rules.legal_space import LegalSpace, mode_space, modes_of
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One way an assignment breaks the rules."""
+
+    rule: str
+    source: str
+    target: str | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"rule", "source", "target", "message"}`` as SPEC §5 prints it."""
+        return {"rule": str(self.rule), "source": self.source, "target": self.target,
+                "message": self.message}
+
+
+NAMED_RECIPIENTS = 5
+"""Recipients a message names before it says how many more there are (a message stays a
+line whatever the combat's size)."""
+
+
+def _some(names: list[str]) -> str:
+    """At most :data:`NAMED_RECIPIENTS` of ``names``, then how many more."""
+    if len(names) <= NAMED_RECIPIENTS:
+        return ", ".join(names)
+    shown = ", ".join(names[:NAMED_RECIPIENTS])
+    return f"{shown} and {len(names) - NAMED_RECIPIENTS:,} more"
+
+
+def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Violation]:
+    """Every violation of ``amounts`` (positive amounts only matter); empty means legal."""
+    return list(each_violation(space, amounts))
+
+
+def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
+                   ) -> Iterator[Violation]:
+    """The violations of ``amounts`` one at a time, in the order :func:`violations` lists
+    them (a caller that wants only the first few stops early). An attacker that may
+    assign as though it weren't blocked is judged by the set of splits its own split
+    belongs to (:func:`~trample.solver.rules.legal_space.modes_of`)."""
+    if space.alternatives:
+        space = mode_space(space, modes_of(space, amounts))
+    combat = space.combat
+    label = combat.label
+    given: dict[str, int] = {}
+    for (source_id, target), amount in amounts.items():
+        if amount <= 0:
+            continue
+        source = space.by_id.get(source_id)
+        if source is None:
+            rule, why = space.idle[source_id]
+            yield Violation(rule, source_id, target,
+                            f"{label(source_id)} {why}, but it is assigned {amount} "
+                            f"to {label(target)}")
+            continue
+        # Every entry counts toward what the source assigns (510.1a), a misdirected one
+        # too: its wrong recipient is reported on its own, the total only if it is wrong.
+        given[source_id] = given.get(source_id, 0) + amount
+        if (source_id, target) not in space.pairs:
+            if source.recipients:
+                allowed = _some([label(r.id) for r in source.recipients])
+                where = f"it may assign only to {allowed}"
+            else:
+                where = "it has nothing it may assign damage to"
+            yield Violation(source.rule_against(target), source_id, target,
+                            f"{label(source_id)} assigns {amount} to {label(target)}, "
+                            f"but {where}")
+
+    for source in space.sources:
+        total = given.get(source.id, 0)
+        if not source.recipients or total == source.power:
+            continue
+        why = (": more than its power" if total > source.power
+               else "; it must assign all of it")
+        yield Violation(Rule.R510_1A, source.id, None,
+                        f"{label(source.id)} assigns {total} of its {source.power} "
+                        f"combat damage{why}")
+
+    received = space.received(amounts)
+    touched = space.deathtouched(amounts)
+    for source in space.sources:
+        for r in source.recipients:
+            amount = amounts.get((source.id, r.id), 0)
+            if amount <= 0 or not r.gated:
+                continue
+            # The legal space judges the conditions (702.19b-e); this only words them.
+            unmet = space.unmet(r, received, touched)
+            for wall, rule in [(u.item, u.rule) for u in unmet if u.kind == "lethal"]:
+                c = combat.creature(wall)
+                state = f"toughness {c.toughness}"
+                if c.damage:
+                    state += f", {c.damage} damage marked"
+                yield Violation(
+                    rule, source.id, r.id,
+                    f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(wall)} "
+                    f"({state}) has been assigned {received.get(wall, 0)} of the "
+                    f"{c.lethal_need} it needs first ({rule})")
+            for walker, rule in [(u.item, u.rule) for u in unmet if u.kind == "loyalty"]:
+                loyalty = combat.planeswalker(walker).loyalty
+                yield Violation(
+                    rule, source.id, r.id,
+                    f"{label(source.id)} assigns {amount} to {label(r.id)}, but {label(walker)} "
+                    f"(loyalty {loyalty}) has been assigned {received.get(walker, 0)} of the "
+                    f"{loyalty} it needs first ({rule})")
+
+
+def check_legal(space: LegalSpace, amounts: Mapping[tuple[str, str], int], what: str) -> None:
+    """Never let an illegal assignment out: a violation here is a bug in trample."""
+    found = violations(space, amounts)
+    if found:
+        raise InternalError(f"{what} produced an illegal assignment: {found[0].message} "
+                            f"({found[0].rule})")

@@ -1,0 +1,125 @@
+"""Judge many candidate splits of one combat at once, with NumPy.
+
+For agents that score thousands of candidates (a policy network's outputs, say): each
+row of an integer array is one assignment, one column per legal (source, recipient)
+pair in :func:`pair_order`. The answer is a boolean mask, one entry per row, equal to
+``not violations(...)`` for the same assignment (the tests check that it is).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trample.solver.rules.legal_space import LegalSpace
+from trample.solver.rules.pieces import pieces, union_pairs
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+
+def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
+    """The columns of a candidate array: every legal (source, recipient) pair, sources in
+    document order, each source's recipients in the order of its legal space (with an
+    attacker that may assign as though unblocked, the pairs of both its sets of splits:
+    :func:`trample.solver.rules.pieces.union_pairs`)."""
+    if space.alternatives:
+        return union_pairs(space)
+    return list(space.pairs)
+
+
+def integer_rows(amounts: npt.ArrayLike, columns: int) -> npt.NDArray[np.int64]:
+    """``amounts`` as a (k, ``columns``) array of int64 (one row for a single vector), or
+    ValueError when it is not an integer array of that width."""
+    import numpy as np
+
+    a = np.asarray(amounts)
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2 or a.shape[1] != columns:
+        raise ValueError(f"amounts must have shape (k, {columns}): one column per legal "
+                         "(source, recipient) pair in pair_order")
+    if a.dtype.kind not in "iu":
+        raise ValueError("amounts must be an integer array")
+    return a.astype(np.int64, copy=False)
+
+
+def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
+    import numpy as np
+
+    if space.alternatives:
+        return _validate_union(space, amounts)
+    pairs = pair_order(space)
+    a = integer_rows(amounts, len(pairs))
+    ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
+
+    # The legal space gives the columns of each rule: 510.1a (each source assigns exactly
+    # its power) and 702.19b-e (a gated column is positive only once the thresholds of its
+    # conditions are met, judged over the whole assignment: 510.1e, 702.2c, 702.19c).
+    cols = space.columns
+    if cols.starts:
+        totals = np.add.reduceat(a, cols.starts, axis=1)
+        ok &= np.all(totals == np.asarray(cols.powers, dtype=np.int64), axis=1)
+    if not cols.gates:
+        return ok
+    met = []
+    for into, touch, threshold in zip(cols.item_columns, cols.item_touch, cols.thresholds,
+                                      strict=True):
+        reached = _sum(a, into) >= threshold
+        if touch:
+            reached |= np.any(a[:, touch] > 0, axis=1)
+        met.append(reached)
+    for j, needs in cols.gates:
+        holds = met[needs[0]]
+        for n in needs[1:]:
+            holds = holds & met[n]
+        ok &= (a[:, j] == 0) | holds
+    return ok
+
+
+def _sum(a: npt.NDArray[np.int64], columns: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """Row sums over ``columns`` (a view, not a copy, for the common single column)."""
+    if len(columns) == 1:
+        return a[:, columns[0]]
+    total: npt.NDArray[np.int64] = a[:, list(columns)].sum(axis=1)
+    return total
+
+
+def _validate_union(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """:func:`validate_many` over the union of pieces (:mod:`.pieces`): each row is judged by
+    the mode space of the piece its amounts belong to (:func:`modes_of`, per row)."""
+    import numpy as np
+
+    pairs = union_pairs(space)
+    a = integer_rows(amounts, len(pairs))
+    column = {p: j for j, p in enumerate(pairs)}
+    combat = space.combat
+    # Each row's modes, as modes_of reads them: blocked when it gives a blocker damage,
+    # or when it gives nothing and has nothing to give to as blocked.
+    blocked = []
+    for attacker in space.alternatives:
+        walls = [column[(attacker, b)] for b in combat.blockers_of(attacker)
+                 if (attacker, b) in column]
+        flag = np.any(a[:, walls] > 0, axis=1) if walls \
+            else np.zeros(a.shape[0], dtype=bool)
+        if not space.by_id[attacker].recipients:
+            mine = [j for (s, _), j in column.items() if s == attacker]
+            flag |= ~np.any(a[:, mine] > 0, axis=1) if mine \
+                else np.ones(a.shape[0], dtype=bool)
+        blocked.append(flag)
+    ok = np.zeros(a.shape[0], dtype=bool)
+    for piece in pieces(space):
+        rows = np.ones(a.shape[0], dtype=bool)
+        for flag, (_, mode) in zip(blocked, piece.modes, strict=True):
+            rows &= flag if mode == "blocked" else ~flag
+        if not rows.any():
+            continue
+        inside = [column[p] for p in piece.space.pairs]
+        outside = [j for j in range(len(pairs)) if j not in set(inside)]
+        sub = a[rows]
+        verdict = validate_many(piece.space, sub[:, inside])
+        if outside:
+            verdict &= np.all(sub[:, outside] == 0, axis=1)
+        ok[rows] = verdict
+    return ok
