@@ -98,9 +98,12 @@ def score(doc: dict, steps: list[tuple[dict, set[str], set[str]]], end: dict,
     attackers = [c for c in doc["creatures"] if c.get("attacking")]
     final_loyalty = {w["id"]: w["loyalty"] for w in end.get("planeswalkers", [])}
     final_defense = {b["id"]: b["defense"] for b in end.get("battles", [])}
+    deaths = sum(c.get("value", 1) for c in blockers if c["id"] in died)
     values = {
         "losses": len(lost),
-        "deaths": sum(c.get("value", 1) for c in blockers if c["id"] in died),
+        "deaths": deaths,
+        # SPEC §11: the defenders' creatures that die less the attackers' that die.
+        "trade": deaths - sum(c.get("value", 1) for c in attackers if c["id"] in died),
         "survivals": sum(c.get("value", 1) for c in attackers if c["id"] not in died),
         "planeswalker_deaths": sum(1 for w in doc.get("planeswalkers", [])
                                    if w.get("in_combat", True) and w["id"] in attacked

@@ -310,14 +310,14 @@ def test_independent_thorns_are_counted_apart() -> None:
 
 
 def test_plan_enumerates_the_union() -> None:
-    from trample.solver.actions.plan import _count, _splits
+    from trample.solver.actions.plan import _count, splits
 
     # 5 trample damage, 2/2s x and y: 6 splits between them, (2, 2, 1) past them as
     # blocked, and all 5 to dp as unblocked.
     doc = CASES["trample"]
     parsed = api.Combat.from_json(doc)
     assert _count(parsed, A) == 8
-    assert sorted(map(sorted, (a.items() for a in _splits(parsed, A)))) == sorted(
+    assert sorted(map(sorted, (a.items() for a in splits(parsed, A)))) == sorted(
         sorted({(s, t): n for s, t, n in a}.items())
         for a in brute.legal_assignments(doc, A))
 

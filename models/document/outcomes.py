@@ -233,13 +233,16 @@ class StepResult:
     time, 510.2), ten or more poison counters, or a reached loss threshold."""
     walkers_died: frozenset[str]
     battles_died: frozenset[str]
-    after: Combat
-    """The combat of the regular step that follows (:func:`next_combat`)."""
+    after: Combat | None
+    """The combat of the regular step that follows (:func:`next_combat`); None when the
+    step was dealt as the last (``deal_step(..., last=True)``)."""
 
 
-def deal_step(combat: Combat, amounts: Mapping[tuple[str, str], int]) -> StepResult:
+def deal_step(combat: Combat, amounts: Mapping[tuple[str, str], int], *,
+              last: bool = False) -> StepResult:
     """Deal both sides' ``amounts`` at once (510.2), perform state-based actions (704.5)
-    and build the combat of the regular step that follows."""
+    and build the combat of the regular step that follows (not when ``last``: the
+    regular step itself, whose following combat nobody reads)."""
     out = deal(combat, amounts)
     died = frozenset(c.id for c in combat.creatures if creature_dies(c, out))
     lost = set()
@@ -253,7 +256,8 @@ def deal_step(combat: Combat, amounts: Mapping[tuple[str, str], int]) -> StepRes
     walkers = frozenset(w.id for w in combat.planeswalkers
                         if planeswalker_dies(w.loyalty, w.id, out))
     battles = frozenset(b.id for b in combat.battles if battle_dies(b.defense, b.id, out))
-    after = _next_combat(combat, out, died, frozenset(lost), walkers, battles)
+    after = None if last else _next_combat(combat, out, died, frozenset(lost), walkers,
+                                           battles)
     return StepResult(out, died, frozenset(lost), walkers, battles, after)
 
 

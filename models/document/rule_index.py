@@ -21,9 +21,16 @@ from enum import StrEnum
 class Rule(StrEnum):
     """A rule number of the Comprehensive Rules (September 2025) that trample implements."""
 
+    R302_6 = "302.6"
     R506_4 = "506.4"
     R506_4C = "506.4c"
+    R508_1 = "508.1"
+    R508_1A = "508.1a"
+    R508_1B = "508.1b"
+    R508_1D = "508.1d"
     R509_1A = "509.1a"
+    R509_1B = "509.1b"
+    R509_1C = "509.1c"
     R510_1 = "510.1"
     R510_1A = "510.1a"
     R510_1B = "510.1b"
@@ -33,6 +40,9 @@ class Rule(StrEnum):
     R510_2 = "510.2"
     R510_4 = "510.4"
     R702_2C = "702.2c"
+    R702_3B = "702.3b"
+    R702_9B = "702.9b"
+    R702_17B = "702.17b"
     R702_19A = "702.19a"
     R702_19B = "702.19b"
     R702_19C = "702.19c"
@@ -41,6 +51,9 @@ class Rule(StrEnum):
     R702_19F = "702.19f"
     R702_22J = "702.22j"
     R702_22K = "702.22k"
+    R702_28B = "702.28b"
+    R702_31B = "702.31b"
+    R702_111B = "702.111b"
     R704 = "704"
     R714_3A = "714.3a"
     R714_3B = "714.3b"
@@ -72,14 +85,30 @@ class Rule(StrEnum):
 
 
 _RULES = "trample.solver.rules.legal_space"
+_BLOCKS = "trample.solver.blocks.legality"
 
 SUMMARY: Mapping[Rule, str] = {
+    Rule.R302_6: "a summoning-sick creature can't attack unless it has haste "
+                 "(`summoning_sick`)",
     Rule.R506_4: "a planeswalker or battle removed from combat is no longer attacked; "
                  "`planeswalker_kills` and `battle_kills` count only those in combat",
     Rule.R506_4C: "an attacker whose planeswalker or battle was removed from combat "
                   "(`in_combat: false`) assigns nothing, unless 702.19e applies",
+    Rule.R508_1: "declaring attackers: who may attack what, and what must attack "
+                 "(`best_attack` and the game model's `declare_combat`)",
+    Rule.R508_1A: "only the active player's untapped creatures that can attack attack "
+                  "(`tapped`, `can_attack`)",
+    Rule.R508_1B: "an attacker attacks an opponent, or a planeswalker an opponent controls, "
+                  "or a battle an opponent protects",
+    Rule.R508_1D: "a creature that must attack attacks if able (`must_attack`)",
     Rule.R509_1A: "a blocker blocks creatures attacking its controller or what they control "
-                  "or protect (checked on input)",
+                  "or protect (checked on input); on a board, the possible pairs: untapped, "
+                  "able to block, the evasion abilities and `cannot_block`",
+    Rule.R509_1B: "restrictions: how many attackers a creature blocks (`blocks_max`), the "
+                  "fewest and most blockers of an attacker (`min_blockers`, menace, "
+                  "`max_blockers`)",
+    Rule.R509_1C: "requirements: a legal declaration obeys as many of them as any "
+                  "declaration that obeys the restrictions (the maximum computed exactly)",
     Rule.R510_1: "for side `attackers` only attacking creatures assign, for `blockers` only "
                  "blocking ones",
     Rule.R510_1A: "a creature assigns damage equal to its power (its toughness with "
@@ -97,6 +126,10 @@ SUMMARY: Mapping[Rule, str] = {
     Rule.R510_4: "the first-strike step: first and double strike; the regular step: double "
                  "strike or no first strike",
     Rule.R702_2C: "with deathtouch, 1 damage is lethal",
+    Rule.R702_3B: "a creature with defender can't attack",
+    Rule.R702_9B: "a creature with flying can be blocked only by creatures with flying or "
+                  "reach",
+    Rule.R702_17B: "reach lets a creature block creatures with flying",
     Rule.R702_19A: "trample does nothing for a blocking creature",
     Rule.R702_19B: "a trampler may assign to what it attacks only once all its blockers are "
                    "lethally assigned",
@@ -114,6 +147,11 @@ SUMMARY: Mapping[Rule, str] = {
     Rule.R702_22K: "a blocking creature that blocks a creature with banding (or a Q "
                    "creature with `bands with other Q` and another Q creature) has its "
                    "damage assigned by the active player: it belongs to side `attackers`",
+    Rule.R702_28B: "a creature with shadow blocks and is blocked only by creatures with "
+                   "shadow",
+    Rule.R702_31B: "a creature with horsemanship can be blocked only by creatures with "
+                   "horsemanship",
+    Rule.R702_111B: "a creature with menace can't be blocked except by two or more creatures",
     Rule.R704: "state-based actions after damage: lethal and deathtouch damage destroy, "
                "a player at 0 life loses, and the rest of 704.5",
     Rule.R714_3A: "a Saga enters with a lore counter",
@@ -121,10 +159,19 @@ SUMMARY: Mapping[Rule, str] = {
 }
 
 WHERE: Mapping[Rule, tuple[str, ...]] = {
+    Rule.R302_6: (f"{_BLOCKS}.why_not_attack",),
     Rule.R506_4: ("trample.solver.optimize.objectives.walker_targets",
                   "trample.solver.optimize.objectives.battle_targets"),
     Rule.R506_4C: (f"{_RULES}._attacker_rows", "trample.models.document.combat.Combat.is_live"),
-    Rule.R509_1A: ("trample.models.document.combat._parse_combat",),
+    Rule.R508_1: (f"{_BLOCKS}.attack_rules",),
+    Rule.R508_1A: (f"{_BLOCKS}.why_not_attack", f"{_BLOCKS}.AttackRules.violations"),
+    Rule.R508_1B: (f"{_BLOCKS}.attack_rules", f"{_BLOCKS}.AttackRules.violations"),
+    Rule.R508_1D: (f"{_BLOCKS}.AttackRules.violations",),
+    Rule.R509_1A: ("trample.models.document.combat._parse_combat", f"{_BLOCKS}.why_not"),
+    Rule.R509_1B: (f"{_BLOCKS}.BlockRules.restriction_violations",),
+    Rule.R509_1C: (
+                   "trample.solver.blocks.declarations.most_obeyed",
+                   "trample.solver.blocks.declarations.violations"),
     Rule.R510_1: (f"{_RULES}.legal_space",),
     Rule.R510_1A: (f"{_RULES}.legal_space", f"{_RULES}.LegalSpace.columns",
                    "trample.solver.rules.validate.violations"),
@@ -136,6 +183,9 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R510_4: (f"{_RULES}.assigns_in_step",),
     Rule.R702_2C: (f"{_RULES}.LegalSpace.deathtouch_pairs", f"{_RULES}.LegalSpace.still_needed",
                    f"{_RULES}.LegalSpace.unmet"),
+    Rule.R702_3B: (f"{_BLOCKS}.why_not_attack",),
+    Rule.R702_9B: (f"{_BLOCKS}.why_not",),
+    Rule.R702_17B: (f"{_BLOCKS}.why_not",),
     Rule.R702_19A: (f"{_RULES}.legal_space",),
     Rule.R702_19B: (f"{_RULES}._attacker_rows", f"{_RULES}.LegalSpace.conditions",
                     f"{_RULES}.LegalSpace.unmet"),
@@ -146,6 +196,9 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R702_19F: (f"{_RULES}._attacker_recipients", f"{_RULES}.Source.rule_against"),
     Rule.R702_22J: ("trample.models.document.combat.Combat.chooser", f"{_RULES}.legal_space"),
     Rule.R702_22K: ("trample.models.document.combat.Combat.chooser", f"{_RULES}.legal_space"),
+    Rule.R702_28B: (f"{_BLOCKS}.why_not",),
+    Rule.R702_31B: (f"{_BLOCKS}.why_not",),
+    Rule.R702_111B: (f"{_BLOCKS}.block_rules",),
     Rule.R704: ("trample.models.game.damage.check_state_based_actions",),
     Rule.R714_3A: ("trample.models.game.state._enter",),
     Rule.R714_3B: ("trample.models.game.sagas.begin_precombat_main",),

@@ -34,7 +34,12 @@ from trample.solver.rules.legal_space import legal_space
 PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
                                "battle_deaths", "poison", "life_loss", "loyalty_loss",
                                "defense_loss", "life_gain")
-"""The terms ``plan`` accepts, in its default order."""
+"""The terms of ``plan``'s default objective, in order."""
+PLAN_EXTRA_TERMS: tuple[str, ...] = ("trade",)
+"""Terms ``plan`` accepts beyond its default ones: ``trade``, the value of the defending
+players' creatures that die minus the value of the active player's creatures that die
+(SPEC §11)."""
+ACCEPTED_TERMS: tuple[str, ...] = PLAN_TERMS + PLAN_EXTRA_TERMS
 
 MAX_PLAN_SIZE = 2_000_000
 """The largest combat planned: the product of the numbers of legal splits of the four
@@ -44,15 +49,17 @@ Vector = tuple[int, ...]
 Status = Literal["optimal", "feasible"]
 
 
-def parse_plan_objective(raw: object, path: str = "objective") -> tuple[str, ...]:
-    """A list of plan terms (or a comma-separated string); None: the default order."""
+def parse_plan_objective(raw: object, path: str = "objective",
+                         default: tuple[str, ...] = PLAN_TERMS, what: str = "plan"
+                         ) -> tuple[str, ...]:
+    """A list of plan terms (or a comma-separated string); None: ``default``."""
     if raw is None:
-        return PLAN_TERMS
+        return default
     terms = term_names(raw, path)
     for i, term in enumerate(terms):
-        if term not in PLAN_TERMS:
-            raise InputError(f"{path}[{i}]", f"unknown term {brief_repr(term)} for plan "
-                             f"(terms: {', '.join(PLAN_TERMS)})")
+        if term not in ACCEPTED_TERMS:
+            raise InputError(f"{path}[{i}]", f"unknown term {brief_repr(term)} for {what} "
+                             f"(terms: {', '.join(ACCEPTED_TERMS)})")
         if term in terms[:i]:
             raise InputError(f"{path}[{i}]", f"{term!r} is listed twice")
     return tuple(terms)
@@ -72,7 +79,7 @@ class Plan:
     """Complete lines scored (a measure of the search's work)."""
 
 
-class _Scorer:
+class Scorer:
     """The attackers' objective over a whole line of play."""
 
     def __init__(self, combat: Combat, terms: Sequence[str]) -> None:
@@ -91,10 +98,12 @@ class _Scorer:
         walkers = frozenset().union(*(s.walkers_died for s in steps)) & self.walkers
         battles = frozenset().union(*(s.battles_died for s in steps)) & self.battles
         active = self.combat.active_player
+        deaths = sum(v for c, v in self.blockers.items() if c in died)
         values: dict[str, int] = {
             "losses": len(lost),
-            "deaths": sum(v for c, v in self.blockers.items() if c in died),
+            "deaths": deaths,
             "survivals": sum(v for c, v in self.attackers.items() if c not in died),
+            "trade": deaths - sum(v for c, v in self.attackers.items() if c in died),
             "planeswalker_deaths": len(walkers),
             "battle_deaths": len(battles),
             "poison": sum(n for s in steps for p, n in s.outcome.poison.items()
@@ -108,7 +117,7 @@ class _Scorer:
         return tuple(values[t] for t in self.terms)
 
 
-def _splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
+def splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
     return [dict(a) for a in census_of(legal_space(combat, side), ordered=True).enumerate()]
 
 
@@ -139,7 +148,7 @@ def plan_size(combat: Combat) -> int:
 class _Search:
     def __init__(self, combat: Combat, terms: Sequence[str], deadline: float | None) -> None:
         self.combat = combat
-        self.scorer = _Scorer(combat, terms)
+        self.scorer = Scorer(combat, terms)
         self.deadline = deadline
         self.leaves = 0
 
@@ -147,8 +156,8 @@ class _Search:
                 beta: Vector | None) -> tuple[Vector, Amounts, Amounts]:
         """The value of the regular step on ``combat`` for the attackers (max over their
         split of the min over the defenders'), with its principal splits."""
-        attacks = _splits(combat, "attackers")
-        replies = _splits(combat, "blockers")
+        attacks = splits(combat, "attackers")
+        replies = splits(combat, "blockers")
         separable = not combat.moves_a_choice \
             and not any(c.has("lifelink") for c in combat.blockers)
         if separable:
@@ -184,15 +193,15 @@ class _Search:
 
     def _leaf(self, first: StepResult | None, combat: Combat, amounts: Amounts) -> Vector:
         self.leaves += 1
-        return self.scorer.score(first, deal_step(combat, amounts))
+        return self.scorer.score(first, deal_step(combat, amounts, last=True))
 
     def run(self) -> Plan:
         combat = self.combat
         if combat.step != "first_strike":
             value, a2, b2 = self.regular(None, combat, None, None)
             return self._plan("optimal", value, {}, {}, a2, b2)
-        attacks = _splits(combat, "attackers")
-        replies = _splits(combat, "blockers")
+        attacks = splits(combat, "attackers")
+        replies = splits(combat, "blockers")
         best: tuple[Vector, Amounts, Amounts, Amounts, Amounts] | None = None
         status: Status = "optimal"
         for a1 in attacks:
@@ -203,6 +212,7 @@ class _Search:
             low: tuple[Vector, Amounts, Amounts, Amounts] | None = None
             for b1 in replies:
                 first = deal_step(combat, {**a1, **b1})
+                assert first.after is not None
                 alpha = None if best is None else best[0]
                 beta = None if low is None else low[0]
                 value, a2, b2 = self.regular(first, first.after, alpha, beta)
@@ -219,8 +229,9 @@ class _Search:
     def guarantee(self, a1: Amounts) -> Vector:
         """What the first-strike split ``a1`` guarantees: the defenders' worst reply."""
         low: Vector | None = None
-        for b1 in _splits(self.combat, "blockers"):
+        for b1 in splits(self.combat, "blockers"):
             first = deal_step(self.combat, {**a1, **b1})
+            assert first.after is not None
             value, _, _ = self.regular(first, first.after, None, low)
             low = value if low is None or value < low else low
         assert low is not None
@@ -257,8 +268,11 @@ def guarantee(combat: Combat, first_strike: Amounts,
 
 def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> Combat:
     """The regular step's combat after the two first-strike splits (both legal)."""
-    return deal_step(combat, {**attackers, **blockers}).after
+    after = deal_step(combat, {**attackers, **blockers}).after
+    assert after is not None
+    return after
 
 
-__all__ = ["MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee", "parse_plan_objective",
+__all__ = ["ACCEPTED_TERMS", "MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee",
+           "parse_plan_objective",
            "plan", "plan_size", "regular_document"]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import numbers
 import os
 import random
 import threading
@@ -38,6 +37,10 @@ from typing import TYPE_CHECKING, Any, cast
 from trample.models.document.combat import Combat, brief_repr, check_int
 from trample.models.document.errors import InputError, InternalError
 from trample.solver.count.counting import Census
+from trample.solver.interface.requests import DEFAULT_TIME_LIMIT as DEFAULT_TIME_LIMIT
+from trample.solver.interface.requests import MAX_TIME_LIMIT as MAX_TIME_LIMIT
+from trample.solver.interface.requests import parse_time_limit as parse_time_limit
+from trample.solver.interface.requests import request_started as _request_started
 from trample.solver.interface.results import (
     AssignmentResult,
     CountResult,
@@ -63,9 +66,6 @@ from trample.solver.rules.validate import check_legal, each_violation
 if TYPE_CHECKING:
     from trample.solver.actions.union import UnionActions
 
-DEFAULT_TIME_LIMIT = 60.0
-"""Seconds ``solve`` searches by default before answering ``feasible``."""
-MAX_TIME_LIMIT = 24 * 3600.0
 MAX_VIOLATIONS = 1_000
 """Violations ``validate`` lists; past them it says how many more there are (``omitted``)."""
 
@@ -251,19 +251,6 @@ def parse_side(raw: object, path: str = "side") -> Side:
     return "attackers" if raw == "attackers" else "blockers"
 
 
-def parse_time_limit(raw: object, path: str = "time_limit") -> float:
-    """A positive number of seconds; None gives the default."""
-    if raw is None:
-        return DEFAULT_TIME_LIMIT
-    if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or raw != raw:
-        raise InputError(path, "must be a number of seconds")
-    # NumPy numbers too; an integer stays one so that a huge one compares without overflow.
-    seconds = int(raw) if isinstance(raw, numbers.Integral) else float(raw)
-    if not 0 < seconds <= MAX_TIME_LIMIT:
-        raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")
-    return float(seconds)
-
-
 SPACE_CACHE_ENTRIES = 256
 """Legal spaces of small documents kept for the next request about the same combat."""
 SPACE_CACHE_CREATURES = 16
@@ -401,9 +388,6 @@ def forget_spaces() -> None:
     with _spaces_lock:
         _spaces.clear()
         _seen.clear()
-
-
-_request_started: ContextVar[float | None] = ContextVar("request_started", default=None)
 
 
 class timed_request:  # lower case: used as the function it was, with timed_request()
@@ -891,3 +875,18 @@ def project(document: Mapping[str, Any], amounts: object, *,
     (best first) and then by enumerate's order; ``violations`` are the rules the input
     breaks when its amounts are whole numbers >= 0 (else empty)."""
     return prepare(document, side=side).project(amounts)
+
+
+# SPEC §11, blocks and attacks: written in their own module, part of this API.
+from trample.solver.interface.blocks_api import best_attack as best_attack  # noqa: E402
+from trample.solver.interface.blocks_api import best_block as best_block  # noqa: E402
+from trample.solver.interface.blocks_api import block_options as block_options  # noqa: E402
+from trample.solver.interface.blocks_api import block_pairs as block_pairs  # noqa: E402
+from trample.solver.interface.blocks_api import check_blocks as check_blocks  # noqa: E402
+from trample.solver.interface.blocks_api import count_blocks as count_blocks  # noqa: E402
+from trample.solver.interface.blocks_api import (  # noqa: E402
+    enumerate_blocks as enumerate_blocks,
+)
+from trample.solver.interface.blocks_api import (  # noqa: E402
+    evaluate_blocks as evaluate_blocks,
+)

@@ -78,3 +78,120 @@ class ProjectResult(TypedDict):
     assignment: list[Entry]
     distance: Any
     violations: list[ViolationJson]
+
+
+# -- SPEC §11: blocks and attacks -----------------------------------------------------------
+
+
+class BlockViolationJson(TypedDict):
+    """One broken rule of a declaration (509.1a-c, 508.1)."""
+
+    rule: str
+    blocker: str | None
+    attacker: str | None
+    message: str
+
+
+class RequirementsJson(TypedDict):
+    """How many requirements a declaration obeys, and the most any declaration obeys."""
+
+    obeyed: int
+    max: int
+
+
+class CheckBlocksResult(TypedDict):
+    """``check_blocks``."""
+
+    legal: bool
+    violations: list[BlockViolationJson]
+    requirements: RequirementsJson
+
+
+class BlockPairsResult(TypedDict):
+    """``block_pairs``: (blocker, attacker), in the order of the declaration vector."""
+
+    pairs: list[list[str]]
+
+
+class BlockPairJson(TypedDict):
+    """One pair of a block declaration."""
+
+    blocker: str
+    attacker: str
+
+
+class EnumerateBlocksResult(TypedDict):
+    """``enumerate_blocks``: ``complete`` is false when ``limit`` stopped the list."""
+
+    declarations: list[list[BlockPairJson]]
+    complete: bool
+
+
+class BlockOptionsResult(TypedDict):
+    """``block_options``: each set of attackers with its number of completions."""
+
+    blocker: str
+    choices: list[list[Any]]
+
+
+class LineJson(TypedDict):
+    """``plan``'s principal line after the attackers' first-strike split."""
+
+    blockers_first_strike: list[Entry]
+    attackers_regular: list[Entry]
+    blockers_regular: list[Entry]
+
+
+class PlanAnswer(TypedDict):
+    """The splits of ``plan``'s answer on the combat a declaration makes."""
+
+    first_strike: list[Entry]
+    line: LineJson
+
+
+class EvaluatedBlocks(TypedDict):
+    """One result of ``evaluate_blocks``: a legal declaration's value and line, or an
+    illegal one's violations."""
+
+    legal: bool
+    violations: NotRequired[list[BlockViolationJson]]
+    status: NotRequired[Literal["optimal", "feasible"]]
+    objective: NotRequired[dict[str, int]]
+    first_strike: NotRequired[list[Entry]]
+    line: NotRequired[LineJson]
+
+
+class EvaluateBlocksResult(TypedDict):
+    """``evaluate_blocks``: one result per declaration, in order."""
+
+    results: list[EvaluatedBlocks]
+
+
+class BestBlockResult(TypedDict):
+    """``best_block``: ``ties`` only when asked for."""
+
+    status: Literal["optimal", "feasible"]
+    blocks: list[BlockPairJson]
+    objective: dict[str, int]
+    first_strike: list[Entry]
+    line: LineJson
+    ties: NotRequired[int]
+
+
+class AttackJson(TypedDict):
+    """One attacker of an attack declaration and what it attacks."""
+
+    attacker: str
+    target: str
+
+
+class BestAttackResult(TypedDict):
+    """``best_attack``: the attack, the defenders' best block against it, ``plan`` on it."""
+
+    status: Literal["optimal", "feasible"]
+    attacks: list[AttackJson]
+    objective: dict[str, int]
+    blocks: list[BlockPairJson]
+    first_strike: list[Entry]
+    line: LineJson
+    ties: NotRequired[int]

@@ -1,0 +1,463 @@
+"""The best block and the best attack, exactly (SPEC §11: ``best_block``, ``best_attack``).
+
+**Blocks.** When every blocker blocks at most one attacker, a declaration is a *gang*
+(a set of blockers, maybe empty) for each attacker, and the parts of its combat are the
+attackers with their gangs (attackers of one planeswalker or battle together: a *unit*).
+The search gives the units their gangs one after another (depth first, branch and
+bound): a unit whose gangs are all given has its part's profile
+(:class:`~trample.solver.blocks.value.Profile`); a unit still open is counted at a
+*floor*, one outcome no worse for the attackers than any play of any gang it could get
+(each term at its least; a defending player's life lost at least minus all the lifelink
+that could block it). The attackers' best over the given profiles and the floors
+(:func:`~trample.solver.blocks.value.combine`) is then at most the value of every
+declaration below, so a branch whose floor is already worse for the defenders than the
+best declaration found is cut. Gangs are tried best first by their own part's value,
+so that a good declaration is found early. Among declarations of equal value the first
+in declaration order is kept (a branch whose declared pairs already come after the
+best one's is cut at equal value too, unless ``ties`` asks how many there are).
+
+Other boards (a blocker that may block several attackers) are searched by walking
+their legal declarations (:class:`~trample.solver.blocks.declarations.Program`), at most
+:data:`MAX_WALK`.
+
+**Attacks.** Every legal attack declaration in attack order, each valued by its best
+block; a block that already holds the attack to the best value so far ends that
+attack's search (it cannot be better).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import product
+
+from trample.models.document.board import Board
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.solver.blocks.declarations import most_obeyed, program
+from trample.solver.blocks.legality import (
+    AttackRules,
+    BlockRules,
+    attack_rules,
+    block_rules,
+    declaration_vector,
+)
+from trample.solver.blocks.value import (
+    Evaluation,
+    Evaluator,
+    Outcome,
+    Profile,
+    Table,
+    Totals,
+    Vector,
+    non_attacking_value,
+)
+from trample.solver.optimize.cancel import Cancel
+
+MAX_WALK = 200_000
+"""The most declarations a board searched by walking them all may have."""
+MAX_NODES = 5_000_000
+"""The most branches one search may open before it is refused."""
+
+
+class Stopped(Exception):
+    """The time limit passed or the request was cancelled."""
+
+
+@dataclass(slots=True)
+class BlockAnswer:
+    """The best block found, its exact value, and how sure it is."""
+
+    status: str
+    blocks: dict[str, tuple[str, ...]]
+    evaluation: Evaluation
+    ties: int | None = None
+    valued: int = 0
+    """Declarations valued (a measure of the search's work)."""
+
+
+@dataclass(slots=True)
+class AttackAnswer:
+    """The best attack found, the defenders' best block against it, their value."""
+
+    status: str
+    attacks: dict[str, str]
+    block: BlockAnswer
+    ties: int | None = None
+    valued: int = 0
+
+
+@dataclass(slots=True)
+class _Watch:
+    deadline: float | None
+    cancel: Cancel | None
+    ticks: int = 0
+
+    def check(self) -> None:
+        self.ticks += 1
+        if self.cancel is not None and self.cancel.is_set():
+            raise Stopped
+        if self.deadline is not None and self.ticks % 64 == 0 \
+                and time.monotonic() > self.deadline:
+            raise Stopped
+
+
+@dataclass(slots=True)
+class _Best:
+    value: Vector | None = None
+    vector: tuple[int, ...] | None = None
+    blocks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    ties: int = 0
+    valued: int = 0
+
+
+def _better(value: Vector, vector: tuple[int, ...], best: _Best) -> bool:
+    return best.value is None or value < best.value or (
+        value == best.value and best.vector is not None and vector < best.vector)
+
+
+def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = None,
+               cancel: Cancel | None = None, ties: bool = False,
+               stop_at: Vector | None = None, evaluator: Evaluator | None = None
+               ) -> BlockAnswer:
+    """The legal block declaration of least value (the first in declaration order among
+    equals), proved unless the deadline or a cancel stops the search (then ``feasible``,
+    with the best found and its exact value). With ``stop_at``, the search ends as soon
+    as a declaration of value at most ``stop_at`` is found (its answer is then only that:
+    the attack it answers cannot be better)."""
+    rules = block_rules(board)
+    ev = evaluator or Evaluator(board, terms, constant_survivals=non_attacking_value(board),
+                                deadline=deadline)
+    watch = _Watch(deadline, cancel)
+    ev.watch = watch.check
+    best = _Best()
+    status = "optimal"
+    try:
+        if all(rules.limit.get(b, 1) <= 1 or len(rules.choices_of[b]) <= 1
+               for b in rules.blockers):
+            _Gangs(rules, ev, watch, best, ties, stop_at).run()
+        else:
+            _walk(rules, ev, watch, best, ties, stop_at)
+    except Stopped:
+        status = "feasible"
+    ev.watch = None
+    if best.value is None:
+        # Stopped before any declaration: the empty one is always legal... unless a
+        # requirement says otherwise; the first legal declaration then.
+        first = next(program(rules).walk())
+        best.blocks = first
+        status = "feasible"
+    evaluation = ev.evaluate(board.made(best.blocks))
+    if ev.status != "optimal":
+        status = "feasible"
+    return BlockAnswer(status, best.blocks, evaluation, best.ties if ties else None,
+                       best.valued)
+
+
+def _walk(rules: BlockRules, ev: Evaluator, watch: _Watch, best: _Best, ties: bool,
+          stop_at: Vector | None) -> None:
+    found = program(rules)
+    total = found.count()
+    if total > MAX_WALK:
+        raise InputError("combat", f"too large to search exactly: {total:,} legal block "
+                         f"declarations where a blocker may block several attackers (the "
+                         f"limit is {MAX_WALK:,})")
+    board = rules.board
+    for blocks in found.walk():
+        watch.check()
+        value = ev.evaluate(board.made(blocks)).value
+        best.valued += 1
+        vector = declaration_vector(rules, blocks)
+        if best.value is not None and value == best.value:
+            best.ties += 1
+        if _better(value, vector, best):
+            if best.value is None or value < best.value:
+                best.ties = 1
+            best.value, best.vector, best.blocks = value, vector, blocks
+        if stop_at is not None and best.value is not None and best.value <= stop_at:
+            return
+
+
+class _Gangs:
+    """The branch and bound over each attacker's gang (every blocker blocks at most one
+    attacker)."""
+
+    def __init__(self, rules: BlockRules, ev: Evaluator, watch: _Watch, best: _Best,
+                 ties: bool, stop_at: Vector | None) -> None:
+        self.rules = rules
+        self.ev = ev
+        self.watch = watch
+        self.best = best
+        self.ties = ties
+        self.stop_at = stop_at
+        self.board = rules.board
+        combat = self.board.combat
+        self.blockers = list(rules.blockers)
+        self.bit = {b: 1 << i for i, b in enumerate(self.blockers)}
+        self.blocker_order = {b: i for i, b in enumerate(self.blockers)}
+        # Units: attackers of one planeswalker or battle together, in document order of
+        # their first attacker.
+        units: dict[str, list[str]] = {}
+        for a in rules.attackers:
+            target = combat.creature(a).attacking
+            key = target if target is not None and combat.kind(target) in (
+                "planeswalker", "battle") else a
+            units.setdefault(key, []).append(a)
+        self.units = [tuple(u) for u in units.values()]
+        self.able = {a: sum(self.bit[b] for b in self.blockers
+                            if a in rules.choices_of[b]) for a in rules.attackers}
+        self.unit_able = [sum(self.able[a] for a in unit) for unit in self.units]
+        self.target = most_obeyed(rules) if rules.requirements else None
+        lifelink = any(combat.creature(b).has("lifelink") for b in self.blockers)
+        self.totals = Totals(combat, ev, range(len(ev.opponents)), clip=not lifelink)
+        floors = [self._floor(unit) for unit in self.units]
+        # The floors of the units from u on, added up: what the open units count for.
+        self.rest_floor: list[Outcome] = []
+        for u in range(len(self.units) + 1):
+            self.rest_floor.append(_sum_outcomes(floors[u:], len(ev.opponents),
+                                                 len(ev.rest)))
+        self.floors = floors
+        self.options: dict[tuple[int, int], list[tuple[dict[str, int], Profile | None]]] = {}
+        self.nodes = 0
+
+    # -- floors --------------------------------------------------------------------------
+
+    def _floor(self, unit: Sequence[str]) -> Outcome:
+        """One outcome no better for the attackers than any play of the unit's part,
+        whatever gangs it gets: each term at its least, a player's life lost at least
+        minus all the lifelink that could block the unit."""
+        combat = self.board.combat
+        ev = self.ev
+        able = [combat.creature(b) for b in self.blockers
+                if any(a in self.rules.choices_of[b] for a in unit)]
+        attackers = [combat.creature(a) for a in unit]
+        players = []
+        for p in ev.opponents:
+            gain = sum(2 * max(c.power, c.toughness, 0) * _most_factor(combat, c.id)
+                       for c in able if c.controller == p and c.has("lifelink"))
+            players.append((-gain, -gain, 0, False))
+        floor = []
+        for term in ev.rest:
+            if term == "trade":
+                floor.append(sum(min(c.value, 0) for c in able)
+                             - sum(max(c.value, 0) for c in attackers))
+            elif term == "deaths":
+                floor.append(sum(min(c.value, 0) for c in able))
+            elif term == "survivals":
+                floor.append(sum(min(c.value, 0) for c in attackers))
+            else:  # the others count damage, counters, life and deaths: never below 0
+                floor.append(0)
+        return Outcome(tuple(players), tuple(floor), ({}, {}, {}, {}))
+
+    # -- the search ----------------------------------------------------------------------
+
+    def _gangs(self, attacker: str, free: int) -> Iterator[int]:
+        """The gangs ``attacker`` may get from the blockers in ``free`` (509.1b)."""
+        mine = self.able[attacker] & free
+        least = self.rules.least.get(attacker, 1)
+        most = self.rules.most.get(attacker)
+        sub = mine
+        while True:
+            n = bin(sub).count("1")
+            if n == 0 or (n >= least and (most is None or n <= most)):
+                yield sub
+            if sub == 0:
+                break
+            sub = (sub - 1) & mine
+
+    def _blocks(self, chosen: Mapping[str, int]) -> dict[str, tuple[str, ...]]:
+        out: dict[str, tuple[str, ...]] = {}
+        for a, mask in chosen.items():
+            if mask:
+                for b in self.blockers:
+                    if mask & self.bit[b]:
+                        out[b] = (a,)
+        return dict(sorted(out.items(), key=lambda kv: self.blocker_order[kv[0]]))
+
+    def _unit_profile(self, unit: Sequence[str], chosen: Mapping[str, int]) -> Profile | None:
+        """The profile of the unit's part with these gangs; None when the defending
+        players choose in it."""
+        blocks = self._blocks({a: chosen[a] for a in unit})
+        made = self.board.made(blocks)
+        members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
+        return self.ev.profile(made, members)
+
+    def _unit_options(self, u: int, free: int
+                      ) -> list[tuple[dict[str, int], Profile | None]]:
+        """Every way to give unit ``u``'s attackers gangs from ``free``, best first by
+        the unit's own value (worked out once per unit and free blockers it can use)."""
+        key = (u, free & self.unit_able[u])
+        found = self.options.get(key)
+        if found is not None:
+            return found
+        unit = self.units[u]
+        ranked: list[tuple[Vector, tuple[int, ...], dict[str, int], Profile | None]] = []
+        totals = self.totals
+        for masks in self._unit_masks(unit, 0, free, {}):
+            prof = self._unit_profile(unit, masks)
+            alone = totals.best(totals.add(totals.start(), prof))[0] if prof is not None \
+                else ()
+            vector = declaration_vector(self.rules, self._blocks(masks))
+            ranked.append((alone, vector, masks, prof))
+        ranked.sort(key=lambda f: (f[0], f[1]))
+        found = [(m, prof) for _, _, m, prof in ranked]
+        self.options[key] = found
+        return found
+
+    def _unit_masks(self, unit: Sequence[str], i: int, free: int, got: dict[str, int]
+                    ) -> Iterator[dict[str, int]]:
+        if i == len(unit):
+            yield dict(got)
+            return
+        for gang in self._gangs(unit[i], free):
+            got[unit[i]] = gang
+            yield from self._unit_masks(unit, i + 1, free & ~gang, got)
+        got.pop(unit[i], None)
+
+    def run(self) -> None:
+        self._descend(0, (1 << len(self.blockers)) - 1, {}, self.totals.start(), False)
+
+    def _descend(self, u: int, free: int, chosen: dict[str, int], table: Table,
+                 floored: bool) -> None:
+        self.watch.check()
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise InputError("combat", f"too large to search exactly: more than "
+                             f"{MAX_NODES:,} branches")
+        if u == len(self.units):
+            self._leaf(chosen, table, floored)
+            return
+        for masks, prof in self._unit_options(u, free):
+            if self._done():
+                return
+            now = {**chosen, **masks}
+            # A part in which the defenders choose counts at its floor until the leaf.
+            after = self.totals.add(table, prof if prof is not None
+                                    else Profile((self.floors[u],)))
+            if not self._hopeful(u + 1, now, after):
+                continue
+            used = 0
+            for m in masks.values():
+                used |= m
+            self._descend(u + 1, free & ~used, now, after, floored or prof is None)
+
+    def _hopeful(self, u: int, chosen: Mapping[str, int], table: Table) -> bool:
+        """Whether a declaration below may still be better than the best found."""
+        best = self.best
+        if best.value is None:
+            return True
+        floor = self.totals.best(table, self.rest_floor[u])[0]
+        if floor > best.value:
+            return False
+        if floor == best.value and not self.ties:
+            # Equal at best: only a declaration earlier in order can replace it.
+            least = declaration_vector(self.rules, self._blocks(chosen))
+            return best.vector is None or least < best.vector
+        return True
+
+    def _leaf(self, chosen: Mapping[str, int], table: Table, floored: bool) -> None:
+        blocks = self._blocks(chosen)
+        if self.target is not None and self.rules.obeyed(blocks) != self.target:
+            return
+        best = self.best
+        if not floored:
+            value = self.totals.best(table)[0]
+        else:
+            value = _without_constant(self.ev, self.ev.evaluate(self.board.made(blocks)).value)
+        best.valued += 1
+        vector = declaration_vector(self.rules, blocks)
+        if best.value is not None and value == best.value:
+            best.ties += 1
+        if _better(value, vector, best):
+            if best.value is None or value < best.value:
+                best.ties = 1
+            best.value, best.vector, best.blocks = value, vector, blocks
+
+    def _done(self) -> bool:
+        return self.stop_at is not None and self.best.value is not None \
+            and self.best.value <= self.stop_at
+
+
+def _sum_outcomes(outcomes: Sequence[Outcome], players: int, terms: int) -> Outcome:
+    """Outcomes added up (players' totals and terms; no line)."""
+    total_players = [(0, 0, 0, False)] * players
+    total_terms = [0] * terms
+    for o in outcomes:
+        total_players = [(a1 + b1, a2 + b2, p + q, f or g) for (a1, a2, p, f), (b1, b2, q, g)
+                         in zip(total_players, o.players, strict=True)]
+        total_terms = [x + y for x, y in zip(total_terms, o.terms, strict=True)]
+    return Outcome(tuple(total_players), tuple(total_terms), ({}, {}, {}, {}))
+
+
+def _without_constant(ev: Evaluator, value: Vector) -> Vector:
+    if "survivals" not in ev.terms:
+        return value
+    i = ev.terms.index("survivals")
+    return (*value[:i], value[i] - ev.constant_survivals, *value[i + 1:])
+
+
+def _most_factor(combat: Combat, source: str) -> int:
+    factor = 1
+    for m in combat.multipliers:
+        if m.source in (source, "*") and m.factor > 1:
+            factor *= m.factor
+    return factor
+
+
+# -- attacks ------------------------------------------------------------------------------
+
+
+def attack_declarations(rules: AttackRules) -> Iterator[dict[str, str]]:
+    """Every legal attack declaration, in attack order (SPEC §11)."""
+    able = rules.able
+    options = [range(len(rules.targets) + 1) for _ in able]
+    required = set(rules.required)
+    for pick in product(*options):
+        if any(p == 0 and c in required for c, p in zip(able, pick, strict=True)):
+            continue
+        yield {c: rules.targets[p - 1] for c, p in zip(able, pick, strict=True) if p}
+
+
+def best_attack(board: Board, terms: Sequence[str], *, deadline: float | None = None,
+                cancel: Cancel | None = None, ties: bool = False) -> AttackAnswer:
+    """The legal attack declaration of largest value (the value of the defenders' best
+    block against it), the first in attack order among equals."""
+    rules = attack_rules(board)
+    best: tuple[Vector, dict[str, str], BlockAnswer] | None = None
+    count = 0
+    valued = 0
+    status = "optimal"
+    for attacks in attack_declarations(rules):
+        board_now = Board(board.made({}, attacks), board.abilities, board.cannot_block)
+        try:
+            answer = best_block(board_now, terms, deadline=deadline, cancel=cancel,
+                                ties=False,
+                                stop_at=None if best is None or ties else best[0])
+        except InputError:
+            raise
+        valued += answer.valued
+        value = answer.evaluation.value
+        if answer.status != "optimal":
+            status = "feasible"
+            if best is None:
+                best = (value, attacks, answer)
+            break
+        if best is not None and value == best[0]:
+            count += 1
+        if best is None or value > best[0]:
+            best, count = (value, attacks, answer), 1
+        if deadline is not None and time.monotonic() > deadline:
+            status = "feasible"
+            break
+        if cancel is not None and cancel.is_set():
+            status = "feasible"
+            break
+    assert best is not None
+    value, attacks, answer = best
+    if answer.status != "optimal" and status == "optimal":
+        status = "feasible"
+    return AttackAnswer(status, attacks, answer, count if ties else None, valued)
+
+
+__all__ = ["AttackAnswer", "BlockAnswer", "attack_declarations", "best_attack", "best_block"]

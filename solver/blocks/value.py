@@ -1,0 +1,472 @@
+"""The exact value of a declaration (SPEC §11): ``plan`` (§8) on the combat it makes,
+found part by part.
+
+A declaration's combat falls into *parts* that share no creature (an attacker and its
+blockers, joined with every attacker a blocker of theirs also blocks) and no planeswalker
+or battle they attack (its loyalty or defense, and its leaving combat after first-strike
+damage, couple its attackers). What one part's damage does touches the others only
+through the defending players: whether a player loses the game (``losses``) counts every
+part's damage, lifelink, poison and loss thresholds together. Every other term of the
+objective is a sum over the parts.
+
+So a part in which the defending players have no choice (each blocker blocks one
+attacker, as almost always) is a one-player problem: the attackers' *plays* there (a
+first-strike split and, after the defenders' forced reply, a regular split) give a set
+of outcomes, each the part's terms and what it does to each defending player (net life
+lost after the first step and after both, poison, a reached loss threshold). Only the
+outcomes no other outcome dominates are kept (:class:`Profile`), and the attackers'
+best over all the parts is a dynamic program over the players' totals (:func:`combine`):
+exact, and each part's profile is worked out once per search (:class:`Profiles`).
+
+A part in which the defenders choose (a blocker of several attackers, an attacker whose
+damage the defending player assigns) is played by ``plan`` itself, joined with every
+other part that touches one of its players, so that the players' totals of such a group
+are all inside it; its value then adds to the rest (the sum of two independent games'
+values is the value of their sum).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from trample.models.document.board import Board
+from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.document.outcomes import StepResult, deal_step, has_lost
+from trample.solver.actions.plan import (
+    MAX_PLAN_SIZE,
+    Plan,
+    Scorer,
+    plan,
+    plan_size,
+    splits,
+)
+from trample.solver.blocks.legality import defending_player
+from trample.solver.rules.assignment import Amounts
+
+BLOCK_TERMS: tuple[str, ...] = ("losses", "trade", "planeswalker_deaths", "battle_deaths",
+                                "poison", "life_loss", "loyalty_loss", "defense_loss",
+                                "life_gain")
+"""The default objective of the §11 methods."""
+
+MAX_PLAYS = 200_000
+"""The most plays (first-strike split times regular split) one part's profile walks."""
+
+Vector = tuple[int, ...]
+Line = tuple[Amounts, Amounts, Amounts, Amounts]
+"""Attackers' first-strike split, defenders' reply, attackers' regular split, reply."""
+Players = tuple[tuple[int, int, int, bool], ...]
+"""Per defending player of the program: (net life lost after the first step, after both,
+poison counters given, a loss threshold reached)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One play of a part: what it does to the players, its other terms, its line."""
+
+    players: Players
+    terms: Vector
+    """The objective's terms but ``losses``, in the objective's order."""
+    line: Line
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """The outcomes of a one-player part that no other outcome dominates."""
+
+    outcomes: tuple[Outcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """A group played by ``plan`` (the defenders choose in it)."""
+
+    value: Vector
+    """Every term of the objective, ``losses`` counting the group's own players."""
+    found: Plan
+
+
+class TwoPlayer(Exception):
+    """The defending players choose in this part."""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The value of a declaration and one principal line of it."""
+
+    value: Vector
+    status: str
+    line: Line
+    combat: Combat
+
+
+def parts(combat: Combat) -> list[tuple[str, ...]]:
+    """The creatures in combat in parts (document order within and between): attackers
+    with their blockers, joined through a shared blocker or a shared planeswalker or
+    battle they attack."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(x: str, y: str) -> None:
+        parent[find(x)] = find(y)
+
+    by_target: dict[str, str] = {}
+    for c in combat.creatures:
+        if c.is_attacking or c.is_blocking:
+            parent[c.id] = c.id
+    for c in combat.creatures:
+        for a in c.blocking:
+            if a in parent:
+                join(c.id, a)
+        if c.is_attacking and c.attacking is not None \
+                and combat.kind(c.attacking) in ("planeswalker", "battle"):
+            if c.attacking in by_target:
+                join(c.id, by_target[c.attacking])
+            else:
+                by_target[c.attacking] = c.id
+    groups: dict[str, list[str]] = {}
+    for c in combat.creatures:
+        if c.id in parent:
+            groups.setdefault(find(c.id), []).append(c.id)
+    return [tuple(g) for g in groups.values()]
+
+
+def touched(combat: Combat, members: Iterable[str]) -> frozenset[str]:
+    """The defending players a part's damage, lifelink or loss thresholds can reach."""
+    found: set[str] = set()
+    mine = set(members)
+    for cid in mine:
+        c = combat.creature(cid)
+        if c.is_attacking:
+            player = defending_player(combat, c)
+            if player is not None:
+                found.add(player)
+        elif c.controller != combat.active_player:
+            found.add(c.controller)
+    found.update(t.player for t in combat.loss_thresholds if t.source in mine)
+    return frozenset(found - {combat.active_player})
+
+
+def sub_combat(combat: Combat, members: Iterable[str],
+               players: frozenset[str] | None = None) -> Combat:
+    """The combat of some parts alone: their creatures, the effects that can apply to
+    them; with ``players``, only those defending players (and what they control)."""
+    mine = set(members)
+    creature_ids = {c.id for c in combat.creatures}
+    kept_players = tuple(p for p in combat.players if players is None
+                         or p.id == combat.active_player or p.id in players)
+    player_ids = {p.id for p in kept_players}
+    walkers = tuple(w for w in combat.planeswalkers if w.controller in player_ids)
+    battles = tuple(b for b in combat.battles if b.protector in player_ids)
+    known = mine | player_ids | {w.id for w in walkers} | {b.id for b in battles}
+
+    def kept(*ids: str) -> bool:
+        return all(i == "*" or i in known or (i not in creature_ids and players is None)
+                   for i in ids)
+
+    return replace(
+        combat, players=kept_players,
+        creatures=tuple(c for c in combat.creatures if c.id in mine),
+        planeswalkers=walkers, battles=battles,
+        prevention=tuple(e for e in combat.prevention if kept(e.source, e.target)),
+        multipliers=tuple(m for m in combat.multipliers if kept(m.source, m.target)),
+        loss_thresholds=tuple(t for t in combat.loss_thresholds
+                              if t.source in mine and t.player in player_ids))
+
+
+def _dominates(a: Outcome, b: Outcome) -> bool:
+    """``a`` is at least as good for the attackers as ``b`` in every context."""
+    for (n1, n2, p, f), (m1, m2, q, g) in zip(a.players, b.players, strict=True):
+        if n1 < m1 or n2 < m2 or p < q or (g and not f):
+            return False
+    return a.terms >= b.terms
+
+
+def _pareto(outcomes: list[Outcome]) -> tuple[Outcome, ...]:
+    """The outcomes not dominated by another (the first of equal ones kept)."""
+    outcomes.sort(key=lambda o: o.terms, reverse=True)
+    kept: list[Outcome] = []
+    seen: set[tuple[Players, Vector]] = set()
+    for o in outcomes:
+        key = (o.players, o.terms)
+        if key in seen:
+            continue
+        if any(_dominates(k, o) for k in kept):
+            continue
+        seen.add(key)
+        kept.append(o)
+    return tuple(kept)
+
+
+class Evaluator:
+    """Values declarations of one board for one objective; each part's profile (or
+    group's plan) is worked out once."""
+
+    def __init__(self, board: Board, terms: Sequence[str], *, constant_survivals: int = 0,
+                 deadline: float | None = None) -> None:
+        self.board = board
+        self.terms = tuple(terms)
+        self.rest = tuple(t for t in self.terms if t != "losses")
+        self.deadline = deadline
+        self.constant_survivals = constant_survivals
+        """What the active player's creatures that do not attack add to ``survivals``
+        (they survive: SPEC §11)."""
+        self.opponents = tuple(p.id for p in board.combat.players
+                               if p.id != board.combat.active_player)
+        self.profiles: dict[tuple[object, ...], Profile | None] = {}
+        self.status = "optimal"
+        self.watch: Callable[[], None] | None = None
+        """Called now and then while a profile is worked out (raises to stop)."""
+
+    # -- one part ------------------------------------------------------------------------
+
+    def key(self, combat: Combat, members: Sequence[str]) -> tuple[object, ...]:
+        """What a part's profile depends on: its creatures as they are in this combat
+        (their blocks and attacks), for this objective."""
+        mine = set(members)
+        return tuple((c.id, c.attacking, c.blocking) for c in combat.creatures
+                     if c.id in mine)
+
+    def profile(self, combat: Combat, members: Sequence[str]) -> Profile | None:
+        """The part's profile, or None when the defending players choose in it."""
+        key = self.key(combat, members)
+        if key in self.profiles:
+            return self.profiles[key]
+        part = sub_combat(combat, members)
+        try:
+            found: Profile | None = Profile(_pareto(self._outcomes(part)))
+        except TwoPlayer:
+            found = None
+        self.profiles[key] = found
+        return found
+
+    def _outcomes(self, part: Combat) -> list[Outcome]:
+        scorer = Scorer(part, self.rest)
+        first_attacks = splits(part, "attackers")
+        first_replies = splits(part, "blockers")
+        if len(first_replies) > 1:
+            raise TwoPlayer
+        b1 = first_replies[0] if first_replies else {}
+        found: list[Outcome] = []
+        plays = 0
+        seen: set[Combat] = set()
+        for a1 in first_attacks:
+            if self.watch is not None:
+                self.watch()
+            first = deal_step(part, {**a1, **b1})
+            regular = first.after
+            assert regular is not None
+            # Two first-strike splits that leave the same combat (and so did the same to
+            # every creature, player, planeswalker and battle) have the same plays after.
+            if regular in seen:
+                continue
+            seen.add(regular)
+            attacks = splits(regular, "attackers")
+            replies = splits(regular, "blockers")
+            if len(replies) > 1:
+                raise TwoPlayer
+            b2 = replies[0] if replies else {}
+            plays += len(attacks)
+            if plays > MAX_PLAYS:
+                raise InputError("combat", f"too large to value exactly: one part has more "
+                                 f"than {MAX_PLAYS:,} plays")
+            for a2 in attacks:
+                second = deal_step(regular, {**a2, **b2}, last=True)
+                found.append(Outcome(self._players(part, first, second),
+                                     scorer.score(first, second), (a1, b1, a2, b2)))
+        return found
+
+    def _players(self, part: Combat, first: StepResult, second: StepResult) -> Players:
+        out: list[tuple[int, int, int, bool]] = []
+        for p in self.opponents:
+            o1, o2 = first.outcome, second.outcome
+            n1 = o1.life_loss.get(p, 0) - o1.life_gain.get(p, 0)
+            n2 = n1 + o2.life_loss.get(p, 0) - o2.life_gain.get(p, 0)
+            poison = o1.poison.get(p, 0) + o2.poison.get(p, 0)
+            reached = any(t.player == p and t.already + o1.by_source.get((t.source, p), 0)
+                          + o2.by_source.get((t.source, p), 0) >= t.threshold
+                          for t in part.loss_thresholds)
+            out.append((n1, n2, poison, reached))
+        return tuple(out)
+
+    # -- a whole declaration -------------------------------------------------------------
+
+    def evaluate(self, combat: Combat) -> Evaluation:
+        """The value of the combat a declaration makes, and one principal line."""
+        groups = parts(combat)
+        one: list[tuple[tuple[str, ...], Profile]] = []
+        two: list[tuple[str, ...]] = []
+        for members in groups:
+            prof = self.profile(combat, members)
+            if prof is None:
+                two.append(members)
+            else:
+                one.append((members, prof))
+        played: list[Played] = []
+        owned: frozenset[str] = frozenset()
+        if two:
+            one, played, owned = self._play_groups(combat, one, two)
+        dp_players = tuple(i for i, p in enumerate(self.opponents) if p not in owned)
+        value, picks = combine(combat, self, [prof for _, prof in one], dp_players)
+        total = list(value)
+        for g in played:
+            total = [x + y for x, y in zip(total, g.value, strict=True)]
+        lines: list[Line] = [o.line for o in picks]
+        lines.extend((g.found.first_strike, g.found.blockers_first_strike,
+                      g.found.attackers_regular, g.found.blockers_regular) for g in played)
+        merged: Line = ({}, {}, {}, {})
+        for line in lines:
+            for k in range(4):
+                merged[k].update(line[k])
+        if "survivals" in self.terms:
+            total[self.terms.index("survivals")] += self.constant_survivals
+        return Evaluation(tuple(total), self.status, merged, combat)
+
+    def _play_groups(self, combat: Combat, one: list[tuple[tuple[str, ...], Profile]],
+                     two: list[tuple[str, ...]]
+                     ) -> tuple[list[tuple[tuple[str, ...], Profile]], list[Played],
+                                frozenset[str]]:
+        """Join each part in which the defenders choose with every part that touches one
+        of its players, and play each such group with ``plan``."""
+        reach = {m: touched(combat, m) for m, _ in one}
+        groups: list[tuple[set[str], set[str]]] = [(set(m), set(touched(combat, m)))
+                                                   for m in two]
+        changed = True
+        while changed:
+            changed = False
+            for i in range(len(groups)):
+                for j in range(i + 1, len(groups)):
+                    if groups[i][1] & groups[j][1]:
+                        groups[i][0].update(groups[j][0])
+                        groups[i][1].update(groups[j][1])
+                        del groups[j]
+                        changed = True
+                        break
+                if changed:
+                    break
+            for members, prof in list(one):
+                for g in groups:
+                    if reach[members] & g[1]:
+                        g[0].update(members)
+                        g[1].update(reach[members])
+                        one.remove((members, prof))
+                        changed = True
+                        break
+        played = []
+        owned: set[str] = set()
+        for group, players in groups:
+            part = sub_combat(combat, [c.id for c in combat.creatures if c.id in group],
+                              frozenset(players))
+            size = plan_size(part)
+            if size > MAX_PLAN_SIZE:
+                raise InputError("combat", f"too large to value exactly: a group in which "
+                                 f"the defending players choose has {size:,} lines of play "
+                                 f"(the limit is {MAX_PLAN_SIZE:,})")
+            found = plan(part, self.terms, self.deadline)
+            if found.status != "optimal":
+                self.status = "feasible"
+            played.append(Played(tuple(found.objective[t] for t in self.terms), found))
+            owned.update(players)
+        return one, played, frozenset(owned)
+
+
+State = tuple[tuple[int, int, int, bool], ...]
+Table = dict[State, tuple[Vector, tuple[Outcome, ...]]]
+
+
+class Totals:
+    """The attackers' best over one-player parts, part by part: a dynamic program over
+    the defending players' totals (at ``players``, indexes into the evaluator's
+    opponents), each state keeping the best sum of the other terms and the outcomes
+    that reach it. ``losses`` is judged on the totals (704, loss thresholds); with
+    ``clip`` (no outcome gives a player life), totals past a loss are all the same."""
+
+    def __init__(self, combat: Combat, ev: Evaluator, players: Sequence[int],
+                 clip: bool) -> None:
+        self.ev = ev
+        self.players = tuple(players)
+        self.lives = [next(p for p in combat.players if p.id == ev.opponents[i])
+                      for i in players]
+        self.clip = clip
+
+    def start(self) -> Table:
+        """Before any part."""
+        return {tuple((0, 0, 0, False) for _ in self.players):
+                (tuple(0 for _ in self.ev.rest), ())}
+
+    def add(self, table: Table, profile: Profile, keep: bool = False) -> Table:
+        """The table once one more part plays one of its outcomes (``keep``: remember
+        which, for the line of play)."""
+        nxt: Table = {}
+        players, lives, clip = self.players, self.lives, self.clip
+        for state, (terms, picks) in table.items():
+            for o in profile.outcomes:
+                new = []
+                for k, i in enumerate(players):
+                    n1, n2, p, f = state[k]
+                    m1, m2, q, g = o.players[i]
+                    n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
+                    if clip:  # totals past a loss are all the same loss
+                        life = max(lives[k].life, 0)
+                        n1, n2, p = min(n1, life), min(n2, life), min(p, 10)
+                    new.append((n1, n2, p, f))
+                key = tuple(new)
+                added = tuple(x + y for x, y in zip(terms, o.terms, strict=True))
+                held = nxt.get(key)
+                if held is None or added > held[0]:
+                    nxt[key] = (added, (*picks, o) if keep else ())
+        return nxt
+
+    def best(self, table: Table, offset: Outcome | None = None
+             ) -> tuple[Vector, tuple[Outcome, ...]]:
+        """The attackers' best value over the table (each state moved by ``offset``)."""
+        found: tuple[Vector, tuple[Outcome, ...]] | None = None
+        ev = self.ev
+        for state, (terms, picks) in table.items():
+            losses = 0
+            for k, life in enumerate(self.lives):
+                n1, n2, p, f = state[k]
+                if offset is not None:
+                    m1, m2, q, g = offset.players[self.players[k]]
+                    n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
+                if f or has_lost(life.life - n1, life.poison + p) \
+                        or has_lost(life.life - n2, life.poison + p):
+                    losses += 1
+            if offset is not None:
+                terms = tuple(x + y for x, y in zip(terms, offset.terms, strict=True))
+            it = iter(terms)
+            value = tuple(losses if t == "losses" else next(it) for t in ev.terms)
+            if found is None or value > found[0]:
+                found = (value, picks)
+        assert found is not None
+        return found
+
+
+def gives_life(profiles: Sequence[Profile]) -> bool:
+    """Whether some outcome gives a defending player life (lifelink of a blocker)."""
+    return any(n1 < 0 or n2 < 0 for prof in profiles for o in prof.outcomes
+               for n1, n2, _, _ in o.players)
+
+
+def combine(combat: Combat, ev: Evaluator, profiles: Sequence[Profile],
+            players: Sequence[int]) -> tuple[Vector, tuple[Outcome, ...]]:
+    """The attackers' best over the one-player parts, with the outcome each plays."""
+    totals = Totals(combat, ev, players, not gives_life(profiles))
+    table = totals.start()
+    for prof in profiles:
+        table = totals.add(table, prof, keep=True)
+    return totals.best(table)
+
+
+def non_attacking_value(board: Board, attacks: Mapping[str, str] | None = None) -> int:
+    """The ``value`` of the active player's creatures that do not attack (they survive)."""
+    combat = board.combat
+    return sum(c.value for c in combat.creatures if c.controller == combat.active_player
+               and not ((attacks is not None and c.id in attacks)
+                        or (attacks is None and c.is_attacking)))
