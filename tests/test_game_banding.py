@@ -288,6 +288,7 @@ def banded_attack() -> tuple[GameState, dict[str, str]]:
                              ("Thorn Elemental", "ap"), ("Grizzly Bears", "ap"),
                              ("Grizzly Bears", "dp"))
     hero, pegasus, thorn, bears, wall = ids
+    state, _ = grant_keyword(state, wall, "Reach")  # CR 702.9b: to block the flying Pegasus
     state, _ = declare_combat(state, dict.fromkeys((hero, pegasus, thorn, bears), "dp"),
                               {wall: [pegasus]}, bands=[[hero, pegasus, thorn]])
     return state, dict(zip(("hero", "pegasus", "thorn", "bears", "wall"), ids, strict=True))
@@ -310,6 +311,7 @@ def test_blocking_two_members_of_one_band_blocks_each_once() -> None:
     state, ids = battlefield(("Benalish Hero", "ap"), ("Mesa Pegasus", "ap"),
                              ("Grizzly Bears", "dp"))
     hero, pegasus, wall = ids
+    state, _ = grant_keyword(state, wall, "Reach")  # CR 702.9b: to block the flying Pegasus
     state, _ = declare_combat(state, {hero: "dp", pegasus: "dp"}, {wall: [pegasus, hero]},
                               bands=[[hero, pegasus]])
     assert creature(combat_document(state), wall)["blocking"] == [hero, pegasus]

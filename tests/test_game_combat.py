@@ -20,6 +20,7 @@ from trample.models.document.errors import InputError
 from trample.models.game import combat_steps
 from trample.models.game.cards import Card, get_card, load_card
 from trample.models.game.combat_steps import (
+    BLOCKS_ANY_NUMBER,
     CombatDeclaration,
     combat_document,
     combat_of,
@@ -150,6 +151,9 @@ def _combat(*, attackers: Sequence[tuple[Card, FaceSide, str]],
                for aid, (_, _, t) in zip(aids, attackers, strict=True)}
     blocks = {bid: [aids[i] for i in which]
               for bid, (_, which) in zip(bids, blockers, strict=True)}
+    for bid, attacked in blocks.items():
+        if len(attacked) > 1:  # CR 509.1b: one attacker each, unless an ability says more
+            state, _ = grant_keyword(state, bid, BLOCKS_ANY_NUMBER)
     state, _ = declare_combat(state, attacks, blocks)
     return state, aids, bids, jace
 
@@ -205,7 +209,7 @@ def test_planeswalkers_and_battles_in_the_document() -> None:
     ({"o3": "dp"}, {}, "attacks.o3"),            # dp's creature can't attack
     ({"o1": "ap"}, {}, "attacks.o1"),            # can't attack yourself
     ({"o1": "o2"}, {}, "attacks.o1"),            # not a player, planeswalker or battle
-    ({"o1": "dp"}, {"o2": ["o1"]}, "blocks.o2"),  # ap's creature can't block
+    ({"o1": "dp"}, {"o2": ["o1"]}, "blocks.o2[0]"),  # ap's creature can't block it (509.1a)
     ({"o1": "dp"}, {"o3": ["o2"]}, "blocks.o3[0]"),  # o2 is not attacking
     ({"o4": "dp"}, {}, "attacks.o4"),            # summoning sick
 ])

@@ -7,7 +7,7 @@ refusal names the field as the document spells it. A board has no blocks yet (no
 ``blocking``, no ``blocked``); for ``best_attack`` no attacks either; and no bands
 (702.22c-h change the declarations themselves, which is not modelled here).
 
-What the fields mean for legality is not decided here: :mod:`trample.solver.blocks.legality`
+What the fields mean for legality is not decided here: :mod:`trample.models.game.declarations`
 is the one place the rules of declaring attackers and blockers (508.1, 509.1) are written.
 """
 

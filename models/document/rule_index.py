@@ -85,7 +85,7 @@ class Rule(StrEnum):
 
 
 _RULES = "trample.solver.rules.legal_space"
-_BLOCKS = "trample.solver.blocks.legality"
+_BLOCKS = "trample.models.game.declarations"
 
 SUMMARY: Mapping[Rule, str] = {
     Rule.R302_6: "a summoning-sick creature can't attack unless it has haste "
@@ -163,15 +163,16 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R506_4: ("trample.solver.optimize.objectives.walker_targets",
                   "trample.solver.optimize.objectives.battle_targets"),
     Rule.R506_4C: (f"{_RULES}._attacker_rows", "trample.models.document.combat.Combat.is_live"),
-    Rule.R508_1: (f"{_BLOCKS}.attack_rules",),
+    Rule.R508_1: (f"{_BLOCKS}.attack_rules",
+                  "trample.models.game.combat_steps.judge_declaration"),
     Rule.R508_1A: (f"{_BLOCKS}.why_not_attack", f"{_BLOCKS}.AttackRules.violations"),
     Rule.R508_1B: (f"{_BLOCKS}.attack_rules", f"{_BLOCKS}.AttackRules.violations"),
     Rule.R508_1D: (f"{_BLOCKS}.AttackRules.violations",),
     Rule.R509_1A: ("trample.models.document.combat._parse_combat", f"{_BLOCKS}.why_not"),
     Rule.R509_1B: (f"{_BLOCKS}.BlockRules.restriction_violations",),
     Rule.R509_1C: (
-                   "trample.solver.blocks.declarations.most_obeyed",
-                   "trample.solver.blocks.declarations.violations"),
+                   "trample.solver.blocks.space.most_obeyed",
+                   "trample.solver.blocks.space.violations"),
     Rule.R510_1: (f"{_RULES}.legal_space",),
     Rule.R510_1A: (f"{_RULES}.legal_space", f"{_RULES}.LegalSpace.columns",
                    "trample.solver.rules.validate.violations"),

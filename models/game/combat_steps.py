@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from trample.models.document.assignment import Assignment
+from trample.models.document.board import Abilities, Board
 from trample.models.document.combat import (
     MAX_BLOCKS,
     MAX_BLOCKS_PER_CREATURE,
@@ -52,6 +53,7 @@ from trample.models.game.banding import (
     is_banding_keyword,
 )
 from trample.models.game.damage import _deal_all, check_state_based_actions
+from trample.models.game.declarations import attack_rules, block_rules
 from trample.models.game.events import AbilityTriggered, Event
 from trample.models.game.seeds import OROCHI, damage_triggers, loss_thresholds, resolve_all
 from trample.models.game.state import (
@@ -112,12 +114,6 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
         perm = state.find_permanent(aid)
         if perm is None or not perm.is_creature:
             raise InputError(path, f"{aid!r} is not a creature on the battlefield")
-        if perm.controller != state.active_player:
-            raise InputError(path, f"{aid!r} is not controlled by the active player")
-        if perm.tapped:
-            raise InputError(path, f"{aid!r} is tapped and can't attack (508.1a)")
-        if perm.summoning_sick and not perm.has_keyword("haste"):
-            raise InputError(path, f"{aid!r} is summoning sick and can't attack (302.6)")
         if state.has_player(target):
             if target == state.active_player or state.player(target).lost:
                 raise InputError(path, f"{target!r} is not a defending player")
@@ -135,10 +131,8 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
         defenders[entry] = None
     for bid in blocks:
         perm = state.find_permanent(bid)
-        if perm is None or not perm.is_creature or perm.tapped:
-            raise InputError(f"blocks.{bid}", f"{bid!r} is not an untapped creature")
-        if perm.controller == state.active_player:
-            raise InputError(f"blocks.{bid}", f"{bid!r} is controlled by the active player")
+        if perm is None or not perm.is_creature:
+            raise InputError(f"blocks.{bid}", f"{bid!r} is not a creature on the battlefield")
     combat = CombatDeclaration(
         attacks=tuple(attacks.items()),
         blocks=tuple((b, tuple(a)) for b, a in blocks.items()),
@@ -149,14 +143,7 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
     for i, band in enumerate(combat.bands):
         # Only as they are declared do the members' abilities matter (702.22e).
         check_band(state, band, f"bands[{i}]")
-    defending = combat.defending_players()
-    for bid, attacked in combat.blocks:
-        controller = state.permanent(bid).controller
-        for i, aid in enumerate(attacked):
-            if defending[aid] != controller:
-                raise InputError(f"blocks.{bid}[{i}]", f"{aid!r} attacks "
-                                 f"{defending[aid]!r} or what they control or protect, so "
-                                 f"{controller!r}'s creature can't block it (509.1a)")
+    judge_declaration(state, combat)
     state = replace(state, combat=combat)
     tapped: list[Permanent] = []
     for aid in attacks:
@@ -170,6 +157,58 @@ def declare_combat(state: GameState, attacks: Mapping[str, str],
             state, more = put_trigger(state, "orochi_attack", aid, perm.controller)
             events += more
     return state, events
+
+
+BLOCKS_ONE_MORE = "can block an additional creature each combat"
+BLOCKS_ANY_NUMBER = "can block any number of creatures"
+"""The abilities that let a creature block more than one attacker (a granted or printed
+ability of that text): ``blocks_max`` 2 and "any" of the declaration's board."""
+
+
+def judge_declaration(state: GameState, combat: CombatDeclaration) -> None:
+    """Refuse attacks and blocks that break 508.1 or 509.1a-b, by the one authority of
+    those rules (:mod:`trample.models.game.declarations`): InputError at the first
+    violation's creature (``attacks.o5``, ``blocks.o7``), its rule in the message. The
+    game's creatures carry no requirement of 509.1c (no "must attack", "must be blocked"
+    or lure ability), so these are all the rules a declaration of the game meets."""
+    board = declaration_board(state, combat)
+    for v in attack_rules(board).violations(dict(combat.attacks)):
+        raise InputError(f"attacks.{v.attacker}", f"{v.message} ({v.rule})")
+    blocks = {b: tuple(a) for b, a in combat.blocks}
+    bands = {member: band[0] for band in combat.bands for member in band}
+    for v in block_rules(board).restriction_violations(blocks, bands):
+        if v.blocker is None:
+            where = f"attacks.{v.attacker}"
+        elif v.attacker is None:
+            where = f"blocks.{v.blocker}"
+        else:
+            where = f"blocks.{v.blocker}[{list(blocks[v.blocker]).index(v.attacker)}]"
+        raise InputError(where, f"{v.message} ({v.rule})")
+
+
+def declaration_board(state: GameState, combat: CombatDeclaration) -> Board:
+    """The §11 board of a declaration: its attackers attacking what they attack, its
+    blockers not yet blocking, with what the game knows of each (tapped, summoning sick,
+    keywords)."""
+    creatures: list[Creature] = []
+    abilities: dict[str, Abilities] = {}
+    for cid, target in (*combat.attacks, *((b, None) for b, _ in combat.blocks)):
+        perm = state.permanent(cid)
+        creatures.append(_creature(perm, attacking=target))
+        blocks_max: int | None = 1
+        if perm.has_keyword(BLOCKS_ANY_NUMBER):
+            blocks_max = None
+        elif perm.has_keyword(BLOCKS_ONE_MORE):
+            blocks_max = 2
+        abilities[cid] = Abilities(tapped=perm.tapped, summoning_sick=perm.summoning_sick,
+                                   blocks_max=blocks_max)
+    walkers = tuple(Planeswalker(oid, controller, 1) for oid, kind, controller
+                    in combat.defenders if kind == "planeswalker")
+    battles = tuple(Battle(oid, controller, 1) for oid, kind, controller
+                    in combat.defenders if kind == "battle")
+    players = tuple(Player(p.id, p.life, poison=p.poison) for p in state.players)
+    return Board(Combat(state.active_player, players, tuple(creatures), walkers, battles),
+                 abilities)
 
 
 def check_declaration(state: GameState, combat: CombatDeclaration, path: str = "") -> None:

@@ -118,7 +118,12 @@ class Scorer:
 
 
 def splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
-    return [dict(a) for a in census_of(legal_space(combat, side), ordered=True).enumerate()]
+    """Every legal split of one side in one step, in enumerate's order."""
+    space = legal_space(combat, side)
+    forced = space.forced
+    if forced is not None:
+        return [forced]
+    return [dict(a) for a in census_of(space, ordered=True).enumerate()]
 
 
 def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:

@@ -17,7 +17,7 @@ in declaration order is kept (a branch whose declared pairs already come after t
 best one's is cut at equal value too, unless ``ties`` asks how many there are).
 
 Other boards (a blocker that may block several attackers) are searched by walking
-their legal declarations (:class:`~trample.solver.blocks.declarations.Program`), at most
+their legal declarations (:class:`~trample.solver.blocks.space.Program`), at most
 :data:`MAX_WALK`.
 
 **Attacks.** Every legal attack declaration in attack order, each valued by its best
@@ -35,14 +35,14 @@ from itertools import product
 from trample.models.document.board import Board
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
-from trample.solver.blocks.declarations import most_obeyed, program
-from trample.solver.blocks.legality import (
+from trample.models.game.declarations import (
     AttackRules,
     BlockRules,
     attack_rules,
     block_rules,
     declaration_vector,
 )
+from trample.solver.blocks.space import most_obeyed, program
 from trample.solver.blocks.value import (
     Evaluation,
     Evaluator,

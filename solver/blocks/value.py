@@ -34,6 +34,7 @@ from trample.models.document.board import Board
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step, has_lost
+from trample.models.game.declarations import defending_player
 from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
     Plan,
@@ -42,7 +43,6 @@ from trample.solver.actions.plan import (
     plan_size,
     splits,
 )
-from trample.solver.blocks.legality import defending_player
 from trample.solver.rules.assignment import Amounts
 
 BLOCK_TERMS: tuple[str, ...] = ("losses", "trade", "planeswalker_deaths", "battle_deaths",

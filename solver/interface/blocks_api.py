@@ -21,22 +21,22 @@ the field.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from trample.models.document.board import Board
 from trample.models.document.combat import check_int
 from trample.models.document.errors import InputError
-from trample.solver.actions.plan import parse_plan_objective, regular_document
-from trample.solver.blocks.declarations import most_obeyed, parse_fixed, program, violations
-from trample.solver.blocks.legality import (
+from trample.models.game.declarations import (
     BlockRules,
     block_rules,
     pairs_json,
     parse_blocks,
 )
+from trample.solver.actions.plan import parse_plan_objective, regular_document
 from trample.solver.blocks.search import best_attack as search_attack
 from trample.solver.blocks.search import best_block as search_block
+from trample.solver.blocks.space import most_obeyed, parse_fixed, program, violations
 from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluation,
@@ -143,15 +143,26 @@ def enumerate_blocks(document: Mapping[str, Any], limit: object = None
     raw = _option(options, "limit", limit)
     cap = ENUMERATE_LIMIT if raw is None else check_int(raw, "limit", minimum=0,
                                                         maximum=MAX_ENUMERATE)
-    rules = block_rules(board)
     found: list[list[BlockPairJson]] = []
     complete = True
-    for blocks in program(rules).walk():
+    for declaration in walk_blocks(board):
         if len(found) == cap:
             complete = False
             break
-        found.append(_declaration_json(rules, blocks))
+        found.append(declaration)
     return {"declarations": found, "complete": complete}
+
+
+def walk_blocks(board: Board) -> Iterator[list[BlockPairJson]]:
+    """Every legal block declaration of a board, in declaration order, as JSON pairs."""
+    rules = block_rules(board)
+    for blocks in program(rules).walk():
+        yield _declaration_json(rules, blocks)
+
+
+def read_board(document: object, *, attacks: bool = True) -> Board:
+    """A board (for callers that walk its declarations themselves)."""
+    return _board(document, attacks=attacks)[0]
 
 
 def block_options(document: Mapping[str, Any], fixed: object = None,

@@ -13,6 +13,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from itertools import islice
 from typing import Any, NoReturn
 
 from trample.models.document.combat import brief_repr
@@ -249,6 +250,67 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-n", type=int, default=1, metavar="N", help="how many (default 1)")
     p.add_argument("--seed", type=int, metavar="K", help="random seed (default 0)")
 
+    p = command("blocks", "Block declarations of a board (SPEC §11): check one, list, count "
+                          "or offer them, value them, or find the best.")
+    blocks = p.add_subparsers(dest="blocks_command", metavar="WHAT", parser_class=_Parser)
+
+    def board_command(name: str, text: str) -> argparse.ArgumentParser:
+        q = blocks.add_parser(name, help=text, description=text)
+        q.add_argument("file", metavar="FILE", help="board document, or - for stdin")
+        return q
+
+    def objective_and_limit(q: argparse.ArgumentParser, what: str) -> None:
+        q.add_argument("--objective", metavar="T1,T2,...",
+                       help="terms, first matters most (default: losses, trade, "
+                            "planeswalker_deaths, battle_deaths, poison, life_loss, "
+                            "loyalty_loss, defense_loss, life_gain)")
+        q.add_argument("--time-limit", type=float, metavar="SECONDS",
+                       help=f"stop {what} and answer 'feasible' with the best found "
+                            "(default 60)")
+
+    q = board_command("check", "Whether a block declaration is legal (509.1a-c), and every "
+                               "rule it breaks.")
+    q.add_argument("blocks", nargs="?", metavar="BLOCKS_FILE",
+                   help="a JSON list of {blocker, attacker} (default: the board's top-level "
+                        "'blocks')")
+    board_command("pairs", "The possible (blocker, attacker) pairs, in declaration order.")
+    q = board_command("count", "The exact number of legal block declarations.")
+    q.add_argument("--fixed", metavar="FIXED_FILE",
+                   help="count those that agree with this JSON object {blocker: [attackers]}")
+    q = board_command("enumerate", "Every legal block declaration once, in declaration "
+                                   "order, one JSON line each.")
+    q.add_argument("--limit", type=int, metavar="N", help="stop after N declarations")
+    q = board_command("options", "Every set of attackers a blocker can block in a legal "
+                                 "declaration, with how many completions each has.")
+    q.add_argument("--fixed", metavar="FIXED_FILE",
+                   help="what some blockers block already (a JSON object {blocker: "
+                        "[attackers]})")
+    q.add_argument("--blocker", metavar="ID",
+                   help="the blocker (default: the first of 'pairs' not fixed)")
+    q = board_command("evaluate", "Each declaration's legality and its exact value (plan on "
+                                  "the combat it makes).")
+    q.add_argument("declarations", metavar="DECLARATIONS_FILE",
+                   help="a JSON list of declarations (lists of {blocker, attacker})")
+    objective_and_limit(q, "valuing")
+    q = board_command("best", "The legal block declaration of least value for the attackers, "
+                              "with plan's answer on it.")
+    objective_and_limit(q, "the search")
+    q.add_argument("--ties", action="store_true",
+                   help="also count the legal declarations of that value")
+
+    p = command("attack", "The best attack declaration of a board without attacks (SPEC "
+                          "§11), the defenders' best block against it, and plan's answer.")
+    p.add_argument("file", metavar="FILE", help="board document, or - for stdin")
+    p.add_argument("--objective", metavar="T1,T2,...",
+                   help="terms, first matters most (default: losses, trade, "
+                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
+                        "loyalty_loss, defense_loss, life_gain)")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop the search and answer 'feasible' with the best found "
+                        "(default 60)")
+    p.add_argument("--ties", action="store_true",
+                   help="also count the legal attack declarations of that value")
+
     p = command("serve", "A JSON-RPC 2.0 engine on standard input and output, one request "
                          "per line.")
     p.add_argument("--out-of-order", action="store_true",
@@ -304,8 +366,8 @@ def run(argv: Sequence[str]) -> int:
     _options.update(vars(args))
     if args.command is None:
         raise _Usage("a COMMAND is required (solve, validate, count, enumerate, "
-                     "sample, plan, pairs, rank, unrank, options, project, serve, batch, "
-                     "apply, demo; see --help)")
+                     "sample, plan, pairs, rank, unrank, options, project, blocks, attack, "
+                     "serve, batch, apply, demo; see --help)")
     if args.command == "serve":
         from trample.solver.interface.serve import serve
 
@@ -343,8 +405,13 @@ def run(argv: Sequence[str]) -> int:
         return EXIT_OK
 
     started = time.monotonic()  # solve's time limit counts reading the input
+    if args.command == "blocks":
+        return _blocks(args)
     document = _read_json(args.file, "combat document")
-    if args.command == "plan":
+    if args.command == "attack":
+        _emit(api.best_attack(document, objective=_objective(args.objective),
+                              time_limit=args.time_limit, ties=args.ties or None))
+    elif args.command == "plan":
         _emit(api.plan(document, objective=_objective(args.objective),
                        time_limit=args.time_limit))
     elif args.command == "solve":
@@ -384,6 +451,44 @@ def run(argv: Sequence[str]) -> int:
         _emit_lines(api.enumerate_assignments(document, side=args.side, limit=args.limit))
     elif args.command == "sample":
         _emit_lines(api.sample(document, side=args.side, n=args.n, seed=args.seed))
+    return EXIT_OK
+
+
+def _blocks(args: argparse.Namespace) -> int:
+    """``trample blocks WHAT FILE ...`` (SPEC §11)."""
+    from trample.solver.interface import api
+    from trample.solver.interface.blocks_api import read_board, walk_blocks
+
+    if args.blocks_command is None:
+        raise _Usage("blocks: WHAT is required (check, pairs, count, enumerate, options, "
+                     "evaluate, best; see trample blocks --help)")
+    document = _read_json(args.file, "board")
+    what = args.blocks_command
+    if what == "check":
+        raw = None if args.blocks is None else _second(args, args.blocks, "blocks file")
+        result = api.check_blocks(document, raw)
+        _emit(result)
+        return EXIT_OK if result["legal"] else EXIT_ILLEGAL
+    if what == "pairs":
+        _emit(api.block_pairs(document))
+    elif what == "count":
+        fixed = None if args.fixed is None else _second(args, args.fixed, "fixed file")
+        _emit(api.count_blocks(document, fixed))
+    elif what == "enumerate":
+        if args.limit is not None and args.limit < 0:
+            raise _Usage("blocks enumerate: --limit must be at least 0")
+        walk = walk_blocks(read_board(document))
+        _emit_lines({"blocks": d} for d in islice(walk, args.limit))
+    elif what == "options":
+        fixed = None if args.fixed is None else _second(args, args.fixed, "fixed file")
+        _emit(api.block_options(document, fixed if fixed is not None else {}, args.blocker))
+    elif what == "evaluate":
+        declared = _second(args, args.declarations, "declarations file")
+        _emit(api.evaluate_blocks(document, declared, objective=_objective(args.objective),
+                                  time_limit=args.time_limit))
+    else:
+        _emit(api.best_block(document, objective=_objective(args.objective),
+                             time_limit=args.time_limit, ties=args.ties or None))
     return EXIT_OK
 
 

@@ -269,6 +269,25 @@ class LegalSpace:
         return {(s.id, r.id): r for s in self.sources for r in s.recipients}
 
     @derived
+    def forced(self) -> dict[tuple[str, str], int] | None:
+        """The one legal split when no source has a choice (each has at most one
+        recipient, free of conditions, and must give it all its damage, 510.1a); None
+        when some source chooses."""
+        if self.alternatives:
+            return None
+        split: dict[tuple[str, str], int] = {}
+        for s in self.sources:
+            if len(s.recipients) > 1:
+                return None
+            if s.recipients:
+                r = s.recipients[0]
+                if r.requires_lethal or r.requires_loyalty is not None:
+                    return None
+                if s.power > 0:
+                    split[(s.id, r.id)] = s.power
+        return split
+
+    @derived
     def deathtouchers(self) -> frozenset[str]:
         """The sources with deathtouch."""
         return frozenset(s.id for s in self.sources if s.deathtouch)

@@ -1,9 +1,9 @@
 """Who may attack and block, and which declarations are legal: the one place the rules of
 declaring attackers (508.1) and blockers (509.1a-c) are written (SPEC §11).
 
-Checking, counting, enumerating, the options of one blocker, evaluating, searching, and
-the game model's ``declare_combat`` (through :mod:`trample.solver.interface.game_loop`)
-all read them from here:
+Checking, counting, enumerating, the options of one blocker, evaluating and searching
+(:mod:`trample.solver.blocks`), and the game model's
+:func:`~trample.models.game.combat_steps.declare_combat`, all read them from here:
 
 - :func:`block_rules` reads a board once into :class:`BlockRules`: the *possible* pairs
   (509.1a, with the evasion abilities), each blocker's limit, each attacker's least and
@@ -11,8 +11,8 @@ all read them from here:
 - :meth:`BlockRules.restriction_violations` judges one declaration against 509.1a-b and
   :meth:`BlockRules.obeyed` counts the requirements it obeys; the 509.1c maximum they
   are held to is worked out over all the declarations, by
-  :func:`trample.solver.blocks.declarations.most_obeyed`, and the whole judgement of a
-  declaration is :func:`trample.solver.blocks.declarations.violations`;
+  :func:`trample.solver.blocks.space.most_obeyed`, and the whole judgement of a
+  declaration is :func:`trample.solver.blocks.space.violations`;
 - :func:`attack_rules` and :class:`AttackRules` do the same for attacks (508.1a, 508.1b,
   508.1d, 302.6).
 """
@@ -147,7 +147,7 @@ class BlockRules:
     """The most blockers it may have (``max_blockers``), None: no limit."""
     requirements: tuple[Requirement, ...]
     most_obeyed_found: list[int] = field(default_factory=list, compare=False, repr=False)
-    """The 509.1c maximum once :func:`~trample.solver.blocks.declarations.most_obeyed` has
+    """The 509.1c maximum once :func:`~trample.solver.blocks.space.most_obeyed` has
     worked it out (kept with the rules it belongs to)."""
 
     @property
@@ -160,9 +160,12 @@ class BlockRules:
         counts = blocked_counts(blocks)
         return sum(1 for r in self.requirements if r.obeyed(blocks, counts))
 
-    def restriction_violations(self, blocks: Mapping[str, Sequence[str]]) -> list[Violation]:
+    def restriction_violations(self, blocks: Mapping[str, Sequence[str]],
+                               bands: Mapping[str, str] | None = None) -> list[Violation]:
         """509.1a-b: pairs that are not possible, too many attackers for a blocker, too
-        few or too many blockers for an attacker."""
+        few or too many blockers for an attacker. ``bands`` (the game model's: attacker
+        -> the first member of its band) counts a band as one attacker for how many a
+        blocker blocks (blocking one member blocks the band, 702.22h)."""
         board = self.board
         combat = board.combat
         found: list[Violation] = []
@@ -173,9 +176,11 @@ class BlockRules:
                     reason = why_not(board, combat.creature(b), combat.creature(a))
                     found.append(Violation(Rule.R509_1A, b, a, f"{b!r} can't block {a!r}: "
                                            f"{reason or 'not a possible pair'}"))
-            if len(attackers) > self.limit.get(b, 1):
+            blocked = len(attackers) if not bands else \
+                len({bands.get(a, a) for a in attackers})
+            if blocked > self.limit.get(b, 1):
                 found.append(Violation(Rule.R509_1B, b, None, f"{b!r} blocks "
-                                       f"{len(attackers)} attackers; it may block at most "
+                                       f"{blocked} attackers; it may block at most "
                                        f"{self.limit.get(b, 1)}"))
         for a, n in blocked_counts(blocks).items():
             least = self.least.get(a, 1)

@@ -29,7 +29,7 @@ from trample.models.document.combat import brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.reading import check_id, check_list, check_object
 from trample.models.document.rule_index import Rule
-from trample.solver.blocks.legality import BlockRules, Violation
+from trample.models.game.declarations import BlockRules, Violation
 
 MAX_STATES = 500_000
 """The most states one layer of the program may hold."""
