@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from itertools import product
 
 from trample.models.document.board import Board
-from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.models.game.declarations import (
     AttackRules,
@@ -51,6 +50,7 @@ from trample.solver.blocks.value import (
     Table,
     Totals,
     Vector,
+    most_factor,
     non_attacking_value,
 )
 from trample.solver.optimize.cancel import Cancel
@@ -204,13 +204,15 @@ class _Gangs:
             key = target if target is not None and combat.kind(target) in (
                 "planeswalker", "battle") else a
             units.setdefault(key, []).append(a)
-        self.units = [tuple(u) for u in units.values()]
         self.able = {a: sum(self.bit[b] for b in self.blockers
                             if a in rules.choices_of[b]) for a in rules.attackers}
+        # The order the units get their gangs: first those nothing can block (one option:
+        # their part is known from the start), then the most threatening, whose parts
+        # weigh most on the value (so that the floors of the units still open are small).
+        self.units = sorted((tuple(u) for u in units.values()), key=self._threat)
         self.unit_able = [sum(self.able[a] for a in unit) for unit in self.units]
         self.target = most_obeyed(rules) if rules.requirements else None
-        lifelink = any(combat.creature(b).has("lifelink") for b in self.blockers)
-        self.totals = Totals(combat, ev, range(len(ev.opponents)), clip=not lifelink)
+        self.totals = Totals(combat, ev, range(len(ev.opponents)))
         floors = [self._floor(unit) for unit in self.units]
         # The floors of the units from u on, added up: what the open units count for.
         self.rest_floor: list[Outcome] = []
@@ -219,7 +221,18 @@ class _Gangs:
                                                  len(ev.rest)))
         self.floors = floors
         self.options: dict[tuple[int, int], list[tuple[dict[str, int], Profile | None]]] = {}
+        """Each unit's ways to get gangs from some free blockers, best first."""
+        self.gangs: dict[tuple[int, tuple[int, ...]], tuple[Vector, tuple[int, ...],
+                                                            Profile | None]] = {}
+        """Per unit and gangs: the unit's own value, its declaration vector, its profile."""
         self.nodes = 0
+
+    def _threat(self, unit: Sequence[str]) -> tuple[int, int]:
+        combat = self.board.combat
+        blockable = any(self.able[a] for a in unit)
+        weight = sum(max(combat.creature(a).power, 0) + abs(combat.creature(a).value)
+                     for a in unit)
+        return (1 if blockable else 0, -weight)
 
     # -- floors --------------------------------------------------------------------------
 
@@ -234,7 +247,7 @@ class _Gangs:
         attackers = [combat.creature(a) for a in unit]
         players = []
         for p in ev.opponents:
-            gain = sum(2 * max(c.power, c.toughness, 0) * _most_factor(combat, c.id)
+            gain = sum(2 * max(c.power, c.toughness, 0) * most_factor(combat, c.id)
                        for c in able if c.controller == p and c.has("lifelink"))
             players.append((-gain, -gain, 0, False))
         floor = []
@@ -293,13 +306,18 @@ class _Gangs:
             return found
         unit = self.units[u]
         ranked: list[tuple[Vector, tuple[int, ...], dict[str, int], Profile | None]] = []
-        totals = self.totals
         for masks in self._unit_masks(unit, 0, free, {}):
-            prof = self._unit_profile(unit, masks)
-            alone = totals.best(totals.add(totals.start(), prof))[0] if prof is not None \
-                else ()
-            vector = declaration_vector(self.rules, self._blocks(masks))
-            ranked.append((alone, vector, masks, prof))
+            gang = (u, tuple(masks[a] for a in unit))
+            known = self.gangs.get(gang)
+            if known is None:
+                self.watch.check()
+                prof = self._unit_profile(unit, masks)
+                totals = self.totals
+                alone = totals.best(totals.add(totals.start(), prof))[0] \
+                    if prof is not None else ()
+                vector = declaration_vector(self.rules, self._blocks(masks))
+                known = self.gangs[gang] = (alone, vector, prof)
+            ranked.append((known[0], known[1], masks, known[2]))
         ranked.sort(key=lambda f: (f[0], f[1]))
         found = [(m, prof) for _, _, m, prof in ranked]
         self.options[key] = found
@@ -395,14 +413,6 @@ def _without_constant(ev: Evaluator, value: Vector) -> Vector:
         return value
     i = ev.terms.index("survivals")
     return (*value[:i], value[i] - ev.constant_survivals, *value[i + 1:])
-
-
-def _most_factor(combat: Combat, source: str) -> int:
-    factor = 1
-    for m in combat.multipliers:
-        if m.source in (source, "*") and m.factor > 1:
-            factor *= m.factor
-    return factor
 
 
 # -- attacks ------------------------------------------------------------------------------

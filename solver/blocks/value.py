@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from trample.models.document.board import Board
-from trample.models.document.combat import Combat
+from trample.models.document.combat import Combat, Creature
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step, has_lost
 from trample.models.game.declarations import defending_player
@@ -384,16 +384,20 @@ class Totals:
     """The attackers' best over one-player parts, part by part: a dynamic program over
     the defending players' totals (at ``players``, indexes into the evaluator's
     opponents), each state keeping the best sum of the other terms and the outcomes
-    that reach it. ``losses`` is judged on the totals (704, loss thresholds); with
-    ``clip`` (no outcome gives a player life), totals past a loss are all the same."""
+    that reach it. ``losses`` is judged on the totals (704, loss thresholds). A total
+    is kept within what can still matter: past the player's life by more than all the
+    life the defenders could gain, the player has lost whatever comes; short of it by
+    more than all the damage the attackers could deal, the player survives whatever
+    comes (:func:`reach`)."""
 
-    def __init__(self, combat: Combat, ev: Evaluator, players: Sequence[int],
-                 clip: bool) -> None:
+    def __init__(self, combat: Combat, ev: Evaluator, players: Sequence[int]) -> None:
         self.ev = ev
         self.players = tuple(players)
         self.lives = [next(p for p in combat.players if p.id == ev.opponents[i])
                       for i in players]
-        self.clip = clip
+        gained, dealt = reach(combat, [ev.opponents[i] for i in players])
+        self.bounds = [(life.life - 1 - most, life.life + gain, max(10 - life.poison, 0))
+                       for life, gain, most in zip(self.lives, gained, dealt, strict=True)]
 
     def start(self) -> Table:
         """Before any part."""
@@ -404,18 +408,17 @@ class Totals:
         """The table once one more part plays one of its outcomes (``keep``: remember
         which, for the line of play)."""
         nxt: Table = {}
-        players, lives, clip = self.players, self.lives, self.clip
+        players, bounds = self.players, self.bounds
         for state, (terms, picks) in table.items():
             for o in profile.outcomes:
                 new = []
                 for k, i in enumerate(players):
                     n1, n2, p, f = state[k]
                     m1, m2, q, g = o.players[i]
-                    n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
-                    if clip:  # totals past a loss are all the same loss
-                        life = max(lives[k].life, 0)
-                        n1, n2, p = min(n1, life), min(n2, life), min(p, 10)
-                    new.append((n1, n2, p, f))
+                    lo, hi, most = bounds[k]
+                    n1 = min(max(n1 + m1, lo), hi)
+                    n2 = min(max(n2 + m2, lo), hi)
+                    new.append((n1, n2, min(p + q, most), f or g))
                 key = tuple(new)
                 added = tuple(x + y for x, y in zip(terms, o.terms, strict=True))
                 held = nxt.get(key)
@@ -448,16 +451,32 @@ class Totals:
         return found
 
 
-def gives_life(profiles: Sequence[Profile]) -> bool:
-    """Whether some outcome gives a defending player life (lifelink of a blocker)."""
-    return any(n1 < 0 or n2 < 0 for prof in profiles for o in prof.outcomes
-               for n1, n2, _, _ in o.players)
+def most_factor(combat: Combat, source: str) -> int:
+    """The most a source's damage can be multiplied by (every multiplier that may match
+    it, whatever the target)."""
+    factor = 1
+    for m in combat.multipliers:
+        if m.source in (source, "*") and m.factor > 1:
+            factor *= m.factor
+    return factor
+
+
+def reach(combat: Combat, players: Sequence[str]) -> tuple[list[int], list[int]]:
+    """For each of ``players``: at most how much life the defenders' lifelink could gain
+    them, and at most how much damage the attackers could deal them, in both steps."""
+    def most(c: Creature) -> int:
+        return 2 * max(c.power, c.toughness, 0) * most_factor(combat, c.id)
+
+    attacking = sum(most(c) for c in combat.creatures if c.controller == combat.active_player)
+    gained = [sum(most(c) for c in combat.creatures
+                  if c.controller == p and c.has("lifelink")) for p in players]
+    return gained, [attacking] * len(players)
 
 
 def combine(combat: Combat, ev: Evaluator, profiles: Sequence[Profile],
             players: Sequence[int]) -> tuple[Vector, tuple[Outcome, ...]]:
     """The attackers' best over the one-player parts, with the outcome each plays."""
-    totals = Totals(combat, ev, players, not gives_life(profiles))
+    totals = Totals(combat, ev, players)
     table = totals.start()
     for prof in profiles:
         table = totals.add(table, prof, keep=True)
