@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 DOCS = {"README.md": ROOT / "README.md", "docs/spec.md": ROOT / "docs" / "spec.md"}
 NAMES = ("combat", "assignment", "game", "solve-result", "validate-result", "count-result",
-         "assignment-line", "serve-request", "serve-response", "plan-result")
+         "assignment-line", "serve-request", "serve-response", "plan-result", "board",
+         "blocks-result")
 SOME = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -153,9 +154,9 @@ def test_combat_bounds_are_the_parsers_limits() -> None:
 
 def test_terms_and_sides_are_the_solvers() -> None:
     assert tuple(definition("combat", "$defs", "term")["enum"]) == objectives.TERMS
-    from trample.solver.actions.plan import PLAN_TERMS
+    from trample.solver.actions.plan import ACCEPTED_TERMS
 
-    assert tuple(definition("plan-result", "$defs", "term")["enum"]) == PLAN_TERMS
+    assert tuple(definition("plan-result", "$defs", "term")["enum"]) == ACCEPTED_TERMS
     from trample.solver.rules.legal_space import SIDES
 
     assert definition("combat", "$defs", "side")["enum"] == [*SIDES, None]
@@ -570,3 +571,63 @@ def test_serve_session_methods_validate() -> None:
     check("serve-request", cancel)
     check("serve-response", serve.handle(cancel))
     check("serve-response", serve._error(serve.REQUEST_CANCELLED, "request cancelled", 3))
+
+
+# -- SPEC §11: boards and the answers about them -------------------------------------------
+
+
+def test_board_fields_are_the_readers() -> None:
+    from trample.models.document import board as board_module
+    from trample.solver.interface import blocks_api
+
+    c = combat_module
+    creature = props("board", "$defs", "creature")
+    assert creature == (set(c._CREATURE_FIELDS) - {"blocking", "blocked"}) \
+        | set(board_module.CREATURE_FIELDS)
+    assert props("board") == set(c._TOP_FIELDS) | set(board_module.TOP_FIELDS) \
+        | set(blocks_api.REQUEST_FIELDS)
+    limit = definition("board", "properties", "limit")
+    assert limit["maximum"] == blocks_api.MAX_ENUMERATE
+    assert definition("board", "properties", "declarations")["maxItems"] \
+        == blocks_api.MAX_DECLARATIONS
+
+
+BOARD = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": 4}],
+         "creatures": [
+             {"id": "giant", "controller": "ap", "power": 6, "toughness": 6,
+              "keywords": ["trample", "first strike"], "attacking": "dp", "value": 5},
+             {"id": "bat", "controller": "ap", "power": 1, "toughness": 1,
+              "keywords": ["flying", "menace"], "attacking": "dp"},
+             {"id": "wall", "controller": "dp", "power": 0, "toughness": 4,
+              "must_block": True},
+             {"id": "adder", "controller": "dp", "power": 1, "toughness": 1,
+              "keywords": ["deathtouch"], "value": 2, "blocks_max": 2},
+             {"id": "hawk", "controller": "dp", "power": 1, "toughness": 1,
+              "keywords": ["flying"], "tapped": False}],
+         "cannot_block": [{"blocker": "hawk", "attacker": "*"}]}
+
+
+def test_a_board_and_every_answer_about_it_validate() -> None:
+    check("board", BOARD)
+    check("board", {**BOARD, "blocks": [{"blocker": "wall", "attacker": "giant"}],
+                    "fixed": {"adder": []}, "ties": True, "limit": 3})
+    assert not valid("board", {**BOARD, "creatures": [{**BOARD["creatures"][2],
+                                                        "blocking": ["giant"]}]})
+    assert not valid("board", {**BOARD, "creatures": [{**BOARD["creatures"][2],
+                                                        "blocks_max": 0}]})
+    check("blocks-result", api.check_blocks(BOARD, [{"blocker": "hawk", "attacker": "bat"}]),
+          "/$defs/check_blocks")
+    check("blocks-result", api.block_pairs(BOARD), "/$defs/block_pairs")
+    check("count-result", api.count_blocks(BOARD))
+    listed = api.enumerate_blocks(BOARD)
+    check("blocks-result", listed, "/$defs/enumerate_blocks")
+    check("blocks-result", api.block_options(BOARD, {}), "/$defs/block_options")
+    evaluated = api.evaluate_blocks(BOARD, [*listed["declarations"],
+                                            [{"blocker": "hawk", "attacker": "giant"}]])
+    assert [r["legal"] for r in evaluated["results"]][-1] is False
+    check("blocks-result", evaluated, "/$defs/evaluate_blocks")
+    check("blocks-result", api.best_block(BOARD, ties=True), "/$defs/best_block")
+    home = {**BOARD, "creatures": [{k: v for k, v in c.items() if k != "attacking"}
+                                   for c in BOARD["creatures"]]}
+    check("board", home)
+    check("blocks-result", api.best_attack(home, ties=True), "/$defs/best_attack")
