@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.generators import tiny  # noqa: E402
-from trample.solver.interface import serve  # noqa: E402
+from trample.solver.interface import protocol, serve  # noqa: E402
 from trample.solver.interface.batch import answer_line, solve_many  # noqa: E402
 
 from conftest import SPEC_EXAMPLE  # noqa: E402
@@ -134,12 +134,12 @@ def test_batch_answers_exactly_as_serve(mixed: tuple[Path, list[str]]) -> None:
     decoded = [json.loads(a) for a in answers]
     assert decoded[3]["result"] == {"count": 3}
     assert decoded[6]["result"]["state"]["next_id"] == 10
-    assert decoded[8]["error"]["code"] == serve.PARSE_ERROR
+    assert decoded[8]["error"]["code"] == protocol.PARSE_ERROR
     assert decoded[10] is None and decoded[21] is None  # blank line, notification
     bare = lines.index(json.dumps(SPEC_EXAMPLE))
     assert decoded[bare]["id"] == bare + 1 and decoded[bare]["result"]["status"] == "optimal"
     assert decoded[bare + 2]["error"]["message"].startswith("params.combat.creatures[0]")
-    assert decoded[bare + 4]["error"]["code"] == serve.INVALID_REQUEST
+    assert decoded[bare + 4]["error"]["code"] == protocol.INVALID_REQUEST
     assert decoded[bare + 4]["id"] is None
 
 
@@ -157,7 +157,7 @@ def test_stdin_stdout_and_solve_many_agree(mixed: tuple[Path, list[str]]) -> Non
 
 def test_a_line_that_is_not_utf8_is_a_parse_error() -> None:
     reply = json.loads(answer_line(b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', 1))
-    assert reply["error"]["code"] == serve.PARSE_ERROR and reply["id"] is None
+    assert reply["error"]["code"] == protocol.PARSE_ERROR and reply["id"] is None
 
 
 def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
@@ -308,7 +308,7 @@ def test_over_long_line_is_refused_unread_as_serve_refuses_it(tmp_path: Path) ->
     assert peak_mb < 200, peak_mb  # the line alone is 20 MiB; healthy is about 50 MB
     answers = out.read_text().splitlines()
     refusal = json.loads(answers[0])
-    assert refusal["error"]["code"] == serve.PARSE_ERROR and refusal["id"] is None
+    assert refusal["error"]["code"] == protocol.PARSE_ERROR and refusal["id"] is None
     assert json.loads(answers[1])["result"] == {"count": 3}
     with source.open("rb") as stdin:
         served = subprocess.run([sys.executable, "-m", "trample.solver", "serve"],

@@ -101,10 +101,11 @@ def test_end_of_input_ends_the_server() -> None:
 def test_an_over_long_line_is_refused_unread_and_serving_goes_on() -> None:
     import io
 
+    from trample.solver.interface import protocol
     from trample.solver.interface import serve as engine
 
     big = b'{"jsonrpc": "2.0", "method": "count", "params": {"pad": "' \
-        + b"x" * (engine.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'
+        + b"x" * (protocol.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'
     ok = json.dumps({"jsonrpc": "2.0", "method": "count", "id": 2,
                      "params": {"combat": SPEC_EXAMPLE}}).encode() + b"\n"
     out = io.StringIO()

@@ -18,7 +18,7 @@ from typing import IO, Any
 import pytest
 from test_serve_load import TINY, _requests
 
-from trample.solver.interface import api
+from trample.solver.interface import api, protocol
 from trample.solver.interface import serve as engine
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.search_settings import BACKEND_VARIABLE
@@ -191,7 +191,7 @@ def test_in_order_a_cancelled_queued_request_answers_in_its_place(
     assert first["id"] == 1
     _legal_with_bound(first)
     assert server.next() == {"jsonrpc": "2.0", "id": 2, "error": {
-        "code": engine.REQUEST_CANCELLED, "message": "request cancelled"}}
+        "code": protocol.REQUEST_CANCELLED, "message": "request cancelled"}}
     third = server.next()
     assert third["id"] == 3 and third["result"]["status"] == "optimal"
     assert server.close() == []
@@ -233,10 +233,10 @@ def test_initialize_answers_the_capabilities_and_refuses_bad_params() -> None:
                        "params.capabilities.out_of_order"),
                       ({"speed": 1}, "params.speed")]:
         error = ask(bad)["error"]
-        assert error["code"] == engine.INVALID_PARAMS
+        assert error["code"] == protocol.INVALID_PARAMS
         assert error["message"].startswith(path + ":"), error
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {},
-                          "id": 2})["error"]["code"] == engine.INVALID_PARAMS
+                          "id": 2})["error"]["code"] == protocol.INVALID_PARAMS
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
                           "params": {"id": 5}, "id": 2})["result"] is None
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
@@ -249,7 +249,7 @@ def test_a_bad_initialize_keeps_answers_in_order() -> None:
     out = io.StringIO()
     assert engine.serve(io.BytesIO(b"".join(lines)), out, workers=4) == 0
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert answers[0]["error"]["code"] == engine.INVALID_PARAMS
+    assert answers[0]["error"]["code"] == protocol.INVALID_PARAMS
     assert [a["id"] for a in answers] == list(range(40))
 
 
@@ -265,7 +265,7 @@ def test_out_of_order_every_request_is_answered_exactly_once() -> None:
     assert engine.serve(io.BytesIO(data), out, out_of_order=True, workers=3,
                         stats=stats) == 0
     assert sorted(out.getvalue().splitlines()) == sorted(owed)
-    assert 1 <= stats["peak_in_flight"] <= engine.MAX_IN_FLIGHT
+    assert 1 <= stats["peak_in_flight"] <= protocol.MAX_IN_FLIGHT
 
 
 def test_without_a_session_lines_are_answered_on_the_reading_thread() -> None:

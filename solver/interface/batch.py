@@ -15,7 +15,7 @@
 
 Lines are split on ``\\n`` only and read as UTF-8 (a line that is not UTF-8 gets
 ``serve``'s -32700 parse error), each read bounded as ``serve`` reads it: a line longer
-than ``serve.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
+than ``protocol.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
 Should answering a line raise all the same (a bug), that line gets a -32603 internal
 error and the batch goes on.
 
@@ -53,7 +53,7 @@ from multiprocessing import get_context
 from typing import IO, Any, TypeVar
 
 from trample.models.document.errors import InternalError, TrampleError
-from trample.solver.interface import serve
+from trample.solver.interface import protocol, serve, transport
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -99,7 +99,7 @@ def _internal(exc: BaseException, request: object) -> dict[str, Any]:
     rid = request.get("id") if isinstance(request, dict) else None
     if not isinstance(rid, (str, int, float)) or isinstance(rid, bool):
         rid = None
-    return {"jsonrpc": "2.0", "error": {"code": serve.INTERNAL_ERROR,
+    return {"jsonrpc": "2.0", "error": {"code": protocol.INTERNAL_ERROR,
                                         "message": f"internal error: {exc!r}"}, "id": rid}
 
 
@@ -116,9 +116,9 @@ def answer(item: object, number: int) -> dict[str, Any] | None:
 def answer_line(line: bytes | str | None, number: int) -> str:
     """The output line (without its newline) for input line ``number`` (from 1): exactly
     ``serve``'s response line, ``null`` when ``serve`` owes none. ``None`` stands for a
-    line longer than ``serve.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
+    line longer than ``protocol.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
     if line is None:
-        return serve.refusal(serve.TOO_LONG)
+        return transport.refusal(protocol.TOO_LONG)
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError:
@@ -128,27 +128,27 @@ def answer_line(line: bytes | str | None, number: int) -> str:
         return NOTHING_OWED
     try:
         try:
-            decoded = serve.decode(text)
+            decoded = protocol.decode(text)
         except (ValueError, RecursionError):
             decoded = None  # serve.respond words the parse error
         if is_document(decoded):
             # The solve request it stands for, answered by serve's own handle and encoding
             # (what serve.respond does with a decoded object).
             reply = serve.handle(as_request(decoded, number))
-            found = None if reply is None else serve.encode_answer(reply)
+            found = None if reply is None else protocol.encode_answer(reply)
         else:
             found = serve.respond(text)  # serve's per-line function, whatever the line
     except Exception as exc:  # a bug must not end the batch
-        return serve.encode_answer(_internal(exc, None))
+        return protocol.encode_answer(_internal(exc, None))
     return NOTHING_OWED if found is None else found
 
 
 def read_lines(stream: IO[bytes]) -> Iterator[bytes | None]:
     """The lines of ``stream`` (``\\n`` kept), read as ``serve`` reads them (none whole past
-    ``serve.MAX_LINE_BYTES``): a line it refuses is skipped unread and stands as ``None``,
+    ``protocol.MAX_LINE_BYTES``): a line it refuses is skipped unread and stands as ``None``,
     so that memory stays bounded whatever a line's length."""
     while True:
-        line, why = serve.read_line(stream)
+        line, why = transport.read_line(stream)
         if why is not None:
             yield None
         elif not line:

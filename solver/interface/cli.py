@@ -52,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _read_json(path: str, what: str) -> Any:
-    from trample.solver.interface.serve import decode
+    from trample.solver.interface.protocol import decode
 
     name = "standard input" if path == "-" else path
     try:
@@ -80,7 +80,7 @@ def _read_json(path: str, what: str) -> Any:
 def _read_json_or_text(arg: str, what: str) -> Any:
     """A JSON argument given inline (``'{"action": ...}'``) or as a path."""
     if arg.lstrip().startswith(("{", "[")):
-        from trample.solver.interface.serve import decode
+        from trample.solver.interface.protocol import decode
 
         try:
             return decode(arg)
@@ -90,7 +90,7 @@ def _read_json_or_text(arg: str, what: str) -> Any:
 
 
 def _encode(obj: Any) -> str:
-    from trample.solver.interface.serve import encode
+    from trample.solver.interface.protocol import encode
 
     try:
         return encode(obj)
