@@ -23,7 +23,9 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -445,6 +447,48 @@ def test_serve_refuses_a_count_too_long_to_write() -> None:
     with pytest.raises(ValueError):
         protocol.encode({"count": 10**100_000})
     assert sys.get_int_max_str_digits() == 4300  # the input limit is left as it was
+
+
+def test_long_counts_are_written_without_touching_the_process_wide_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads writing long counts at once, while a third reads input: none changes
+    the int-to-text limit (it is process-wide: a change in one thread is a change in
+    all), so none can undo another's or let input through past it."""
+    calls: list[int] = []
+    monkeypatch.setattr(sys, "set_int_max_str_digits", calls.append)
+    values = [10**99_999 - 1, -(7**40_000), 12345, 2**7_000 + 1]
+    start = threading.Barrier(3)
+    written: dict[int, str] = {}
+    refused: list[bool] = []
+
+    def write(index: int) -> None:
+        start.wait()
+        for _ in range(3):
+            written[index] = protocol.encode({"count": values, "id": index})
+
+    def read() -> None:
+        start.wait()
+        for _ in range(3):
+            try:
+                int("9" * 5_000)
+            except ValueError:
+                refused.append(True)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(2)]
+    threads.append(threading.Thread(target=read))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [] and sys.get_int_max_str_digits() == 4300
+    assert refused == [True] * 3  # input past the limit is refused throughout
+    decoded = [json.loads(written[i], parse_int=lambda s: s) for i in range(2)]
+    assert decoded[0]["count"] == decoded[1]["count"]
+    spelled = decoded[0]["count"]
+    assert spelled[0] == "9" * 99_999 and spelled[2] == "12345"
+    assert spelled[1] == str(Decimal(values[1])) and spelled[1].startswith("-")
+    assert spelled[3] == str(Decimal(values[3]))
+    assert int(spelled[3][-4:]) % 2 == 1 and len(spelled[3]) == 2108
 
 
 JSON_VALUES = st.recursive(

@@ -307,10 +307,10 @@ def run(argv: Sequence[str]) -> int:
                      "sample, plan, pairs, rank, unrank, options, project, serve, batch, "
                      "apply, demo; see --help)")
     if args.command == "serve":
-        from trample.solver.interface.serve import serve
+        from trample.solver.interface.serve import MAX_WORKERS, serve
 
-        if args.workers is not None and args.workers < 1:
-            raise _Usage("--workers: at least 1")
+        if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+            raise _Usage(f"--workers: at least 1 and at most {MAX_WORKERS}, not {args.workers}")
         return serve(out_of_order=args.out_of_order, workers=args.workers)
     if args.command == "batch":
         from trample.solver.interface.batch import batch

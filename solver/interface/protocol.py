@@ -17,9 +17,9 @@ from __future__ import annotations
 import importlib
 import json
 import secrets
-import sys
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from decimal import Decimal
 from typing import Any
 
 from trample.models.document.combat import brief_repr
@@ -239,18 +239,42 @@ def _dumps(obj: Any) -> str:
 
 def encode(obj: Any) -> str:
     """One JSON line; integers (counts) in full up to :data:`MAX_ANSWER_DIGITS` digits, past
-    Python's 4,300-digit default for int-to-text conversion. ValueError beyond."""
+    Python's 4,300-digit default for int-to-text conversion. ValueError beyond.
+
+    A long integer is spelled by :mod:`decimal`, which has no such limit, rather than by
+    raising the process-wide limit for the time of the answer: another thread would see
+    the limit raised while it reads input, or put it back while this one writes."""
     try:
         return _dumps(obj)
     except ValueError:
-        limit = sys.get_int_max_str_digits()
-        if limit == 0 or limit >= MAX_ANSWER_DIGITS:
-            raise
-    sys.set_int_max_str_digits(MAX_ANSWER_DIGITS)  # for this answer only (never for input)
-    try:
-        return _dumps(obj)
-    finally:
-        sys.set_int_max_str_digits(limit)
+        pass  # an integer past the int-to-text limit (none is, most of the time)
+    return _dumps(_spelled(obj))
+
+
+_SHORT_BITS = 2_000
+"""An integer of at most this many bits has at most 603 digits: within any limit Python
+allows for int-to-text conversion (640 at least), so written by the encoder itself."""
+_MOST_BITS = int(MAX_ANSWER_DIGITS * 3.3219280948873626) + 1
+"""An integer of more bits has more than :data:`MAX_ANSWER_DIGITS` digits."""
+
+
+def _spelled(value: Any) -> Any:
+    """``value`` with every integer longer than :data:`_SHORT_BITS` bits in JSON lists
+    and objects replaced by its decimal text, as :class:`Encoded`; ValueError for one of
+    more than :data:`MAX_ANSWER_DIGITS` digits (refused before it is converted)."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _spelled(item) for key, item in value.items()}
+    if kind is list or kind is tuple:
+        return [_spelled(item) for item in value]
+    if kind is int and value.bit_length() > _SHORT_BITS:
+        if value.bit_length() > _MOST_BITS:
+            raise ValueError(f"an integer of more than {MAX_ANSWER_DIGITS:,} digits")
+        text = str(Decimal(value))  # exact, whatever the int-to-text limit
+        if len(text) - (value < 0) > MAX_ANSWER_DIGITS:
+            raise ValueError(f"an integer of more than {MAX_ANSWER_DIGITS:,} digits")
+        return Encoded(text)
+    return value
 
 
 def encode_answer(answer: dict[str, Any]) -> str:

@@ -208,6 +208,12 @@ def _line_text(line: str | bytes) -> str:
     return line.decode("utf-8", "replace") if isinstance(line, bytes) else line
 
 
+MAX_WORKERS = 256
+"""The most threads ``serve`` answers with out of order (``--workers``): past the CPUs,
+more only wait on the interpreter lock, and past a few thousand the system refuses to
+start them."""
+
+
 def workers_default() -> int:
     """The worker threads of ``serve`` out of order: the CPUs this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
