@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from trample.models.document.errors import InternalError
-from trample.solver.interface import api, cli, methods, protocol
+from trample.solver.interface import api, cli, methods, protocol, transport
 from trample.solver.interface import serve as engine
 
 from conftest import SPEC_EXAMPLE
@@ -533,3 +533,63 @@ def test_serve_saves_the_line_of_an_unexpected_failure(monkeypatch: pytest.Monke
     assert second["result"] == {"count": 3}
 
 
+
+
+@pytest.mark.parametrize("shape", ["lists", "requests", "batches"])
+def test_lines_in_flight_are_counted_for_what_they_hold(shape: str) -> None:
+    """Lines queued behind a request that runs are counted for at least the memory they
+    hold (tracemalloc's count of what queuing them allocated), and hold about their
+    bytes: never their decoded values (empty lists take some twenty times the text)."""
+    import threading
+    import tracemalloc
+
+    release = threading.Event()
+    started = threading.Event()
+
+    def hold(params: Any) -> Any:
+        started.set()
+        release.wait(60)
+        return None
+
+    if shape == "lists":  # 64 KiB lines of [[],[],...]: the worst text for its values
+        line = ("[" + ",".join(["[]"] * 21_000) + "]\n").encode()
+        lines = [line] * 64
+    elif shape == "requests":  # tiny requests, each with an id of its own
+        lines = [json.dumps({"jsonrpc": "2.0", "method": "count", "params": {},
+                             "id": f"request-{i}"}).encode() + b"\n" for i in range(4_000)]
+    else:  # batches of a thousand requests with an id each
+        lines = [json.dumps([{"jsonrpc": "2.0", "method": "count", "params": {},
+                              "id": 1_000 * b + i} for i in range(1_000)]).encode() + b"\n"
+                 for b in range(8)]
+    text = b"".join(lines)
+    del lines
+    previous = methods.METHODS.get("hold")
+    methods.METHODS["hold"] = hold
+    session = engine._Session(io.StringIO(), False, 1, protocol.MAX_IN_FLIGHT)
+    try:
+        session.submit(json.dumps({"jsonrpc": "2.0", "method": "hold", "id": 0}).encode())
+        assert started.wait(60)
+        counted_before = session.bytes
+        source = io.BytesIO(text)
+        tracemalloc.start()
+        try:
+            while True:
+                read, why = transport.read_line(source)  # as the reader reads them
+                assert why is None
+                if not read:
+                    break
+                session.submit(read)
+                del read
+            held, _ = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        counted = session.bytes - counted_before
+        assert held <= counted, (held, counted)
+        assert counted <= 2 * len(text) + 2_000 * engine.LINE_OVERHEAD \
+            + 10_000 * engine.ID_OVERHEAD
+    finally:
+        release.set()
+        session.finish()
+        if previous is None:
+            del methods.METHODS["hold"]
+    assert session.bytes == 0 and session.in_flight == 0

@@ -59,12 +59,16 @@ MAX_RESPONSE_BYTES = 16 * 2**20
 batch's line, all its answers together) would pass this many bytes, and answer
 ``"complete": false`` with ``"next"``; a page holds at least one assignment."""
 
-MAX_IN_FLIGHT = 256
+MAX_IN_FLIGHT = 65_536
 """The most requests read and not yet answered (a batch counts as one); reading pauses
-while this many are in flight."""
+while this many are in flight. Lines are read ahead of the answers as far as this and
+:data:`MAX_IN_FLIGHT_BYTES` allow, so that a ``$/cancelRequest`` takes effect as soon as
+it arrives, not once the requests queued ahead of it are answered."""
 MAX_IN_FLIGHT_BYTES = 64 * 2**20
-"""Reading also pauses while the lines in flight hold this many bytes (one line more, of
-at most :data:`MAX_LINE_BYTES`, may be read past it)."""
+"""Reading also pauses while the lines in flight hold this many bytes, each counted for
+what it holds (its text as read, never decoded while it waits, and its bookkeeping: see
+``serve.held_size``); one line more, of at most :data:`MAX_LINE_BYTES`, may be read
+past it."""
 
 REQUEST_MEMBERS = ("jsonrpc", "method", "params", "id")
 _REQUEST_MEMBER_SET = frozenset(REQUEST_MEMBERS)

@@ -62,6 +62,7 @@ from trample.solver.interface.protocol import (
 from trample.solver.interface.transport import (
     Input,
     Output,
+    OutputWatch,
     input_of,
     read_line,
     refusal,
@@ -105,8 +106,7 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
         room = MAX_RESPONSE_BYTES if budget is None else budget
         token = response_budget.set(room - echoed_size(request_id))  # the id is echoed
     # Set only when it changes (a tiny request pays for each context variable set).
-    running = None if cancel is None and request_cancel.get() is None \
-        else request_cancel.set(cancel)
+    running = None if request_cancel.get() is cancel else request_cancel.set(cancel)
     try:
         result = METHODS[method](params)
         if cancel is not None and cancel.is_set() and method != "solve":
@@ -138,9 +138,13 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
 
 
 def _cancel_of(request_id: Any) -> Cancel | None:
+    """The request's cancellation: its own in a session, else the one the whole run is
+    answered under (:func:`serve` on its reading thread: set when the output closes)."""
     cancels = line_cancels.get()
+    if cancels is None:
+        return request_cancel.get()
     try:
-        return None if cancels is None else cancels.get(request_id)
+        return cancels.get(request_id)
     except TypeError:  # an id that is not hashable (refused before)
         return None
 
@@ -220,10 +224,19 @@ def workers_default() -> int:
         else os.cpu_count() or 1
 
 
-KEEP_DECODED = 64 * 2**10
-"""A line up to this many bytes is queued decoded (the reader decodes every line, to know
-its ids); a longer one is queued as its text and decoded again when answered, so that
-the lines in flight hold their bytes, not the larger Python values."""
+LINE_OVERHEAD = 1_024
+"""The bytes a line in flight is counted for beyond its text: its place in the queue and
+its bookkeeping (more than they take: see the test that measures them)."""
+ID_OVERHEAD = 512
+"""The bytes counted for each request id of a line in flight beyond its text: its
+cancellation and its entries in the tables that find it (more than they take)."""
+
+
+def held_size(line: str | bytes, ids: int) -> int:
+    """The bytes a line in flight is counted for: its text as Python holds it (it is
+    queued as read, never decoded: a decoded line takes up to some thirty times its
+    bytes), its bookkeeping and that of its ``ids`` request ids."""
+    return sys.getsizeof(line) + LINE_OVERHEAD + ID_OVERHEAD * ids
 
 
 def _ids_and_signals(line: str | bytes) -> tuple[Decoded | str, list[Any], list[Any], bool]:
@@ -321,17 +334,17 @@ class _Session:
             self.waiting = False
 
     def submit(self, line: str | bytes | None, answer: str | None = None) -> None:
-        """Queue a line (or an answer already made, for a line refused unread)."""
+        """Queue a line (or an answer already made, for a line refused unread); a
+        ``$/cancelRequest`` in it takes effect now, whatever is queued ahead of it."""
         mine: dict[Any, Cancel] = {}
-        size = 0 if line is None else len(line)
         work: str | bytes | Decoded | None = line
+        size = LINE_OVERHEAD + (0 if answer is None else sys.getsizeof(answer))
         if line is not None:
             parsed, ids, cancels, opt_in = _ids_and_signals(line)
             if isinstance(parsed, str):
                 work, answer = None, parsed
-            elif size <= KEEP_DECODED:
-                work = parsed
-            del parsed
+            del parsed  # queued as read (its bytes), decoded again when answered
+            size = held_size(line, len(ids))
             with self.gate:
                 for request_id in cancels:
                     for cancel in self.cancels.get(request_id, ()):
@@ -384,14 +397,19 @@ class _Session:
                         self.bytes <= MAX_IN_FLIGHT_BYTES // 2:
                     self.gate.notify_all()
 
+    def abandon(self) -> None:
+        """Cancel what is in flight and drop what is still queued, unanswered (no answer
+        can be written, or none is wanted)."""
+        self.broken = True
+        with self.gate:
+            for cancels in self.cancels.values():
+                for cancel in cancels:
+                    cancel.set()
+
     def finish(self, stop: bool = False) -> None:
         """Wait for every answer (or, with ``stop``, cancel what is in flight first)."""
         if stop:
-            self.broken = True  # what is still queued is dropped unanswered
-            with self.gate:
-                for cancels in self.cancels.values():
-                    for cancel in cancels:
-                        cancel.set()
+            self.abandon()
         self.ordered.put(None)
         if self.pool is not None:
             for _ in range(self.workers):
@@ -458,22 +476,62 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
     Answers come in the order of the lines unless ``out_of_order`` (or an ``initialize``
     request asking for it): then each comes as soon as it is ready, from ``workers``
     threads (default: the CPUs). ``stats`` (a test hook) receives ``peak_in_flight``.
+    When the output is a pipe, socket or terminal whose reader goes away, what is in
+    flight is cancelled at once and nothing more is answered: no answer could arrive.
     """
     given: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin) if stdin is None else stdin
     sink = sys.stdout if stdout is None else stdout
+    run = _Run()
+    watch = OutputWatch.of(sink, run.output_closed)
+    try:
+        return _serve(given, stdin is None, sink, run, out_of_order=out_of_order,
+                      workers=workers, max_in_flight=max_in_flight, stats=stats,
+                      watched=watch is not None)
+    finally:
+        if watch is not None:
+            watch.close()
+
+
+class _Run:
+    """What the thread watching the output reaches: the cancellation of the requests
+    answered on the reading thread, and the session once there is one."""
+
+    __slots__ = ("closed", "session")
+
+    def __init__(self) -> None:
+        self.closed = Cancel()
+        self.session: _Session | None = None
+
+    def output_closed(self) -> None:
+        """The output's reader went away: cancel everything in flight."""
+        self.closed.set()
+        session = self.session
+        if session is not None:
+            session.abandon()
+
+
+def _serve(given: IO[Any], standard: bool, sink: IO[str], run: _Run, *, out_of_order: bool,
+           workers: int | None, max_in_flight: int, stats: dict[str, int] | None,
+           watched: bool) -> int:
+    """:func:`serve`, once the output is watched (``watched``: by a thread that calls
+    ``run.output_closed``)."""
     out = Output(sink, batched=False)
-    fd_input = input_of(given, stdin is None, out.flush)
+    fd_input = input_of(given, standard, out.flush)
     out.batched = fd_input is not None
     source: IO[Any] | Input = given if fd_input is None else fd_input
     pending: Any = None
     if not out_of_order:
         # Until a client asks for a session (initialize, or a cancel), each line is answered
         # here, on the reading thread: a tiny request then costs no hand-over to a worker
-        # (about a third more CPU), and the answers are the same.
+        # (about a third more CPU), and the answers are the same. They are answered under
+        # one cancellation, set when the output closes (set once here, not per request).
+        closing = request_cancel.set(run.closed) if watched else None
         try:
             try:
                 pending = _answer_inline(source, out)
             finally:
+                if closing is not None:
+                    request_cancel.reset(closing)
                 try:
                     out.flush()
                 finally:
@@ -482,10 +540,13 @@ def serve(stdin: IO[str] | IO[bytes] | None = None, stdout: IO[str] | None = Non
             return 0
         except KeyboardInterrupt:
             return 0
-        if pending is None:
+        if pending is None or run.closed.is_set():
             return 0
     session = _Session(sink, out_of_order, workers_default() if workers is None else workers,
                        max_in_flight)
+    run.session = session
+    if run.closed.is_set():  # closed before the session was there to hear of it
+        session.abandon()
     stop = False
     try:
         if pending is not None:

@@ -269,3 +269,51 @@ def input_of(source: IO[Any], standard: bool,
         return Input(source.fileno(), before_wait)
     except (OSError, ValueError):  # no descriptor (closed, or not a real file)
         return None
+
+
+class OutputWatch:
+    """A thread that calls ``on_closed`` once, when the reading end of the output
+    (a pipe, a socket, a terminal) goes away: the system then reports an error or a
+    hang-up on the descriptor, which :func:`select.poll` waits for without asking for
+    anything else (a regular file never reports either). :meth:`close` ends the watch."""
+
+    __slots__ = ("fd", "on_closed", "thread", "wake")
+
+    def __init__(self, fd: int, on_closed: Callable[[], None]) -> None:
+        self.fd = fd
+        self.on_closed = on_closed
+        self.wake = os.pipe()  # written to by close(), so the thread never waits on a clock
+        self.thread = threading.Thread(target=self._watch, daemon=True,
+                                       name="trample-serve-output")
+        self.thread.start()
+
+    @classmethod
+    def of(cls, sink: IO[str], on_closed: Callable[[], None]) -> OutputWatch | None:
+        """A watch of ``sink``'s descriptor; None when it has none (a string buffer)."""
+        if not hasattr(select, "poll"):  # pragma: no cover - every POSIX system has it
+            return None
+        try:
+            fd = sink.fileno()
+        except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation included
+            return None
+        return cls(fd, on_closed)
+
+    def _watch(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, 0)  # errors and hang-ups only: they are always reported
+        poller.register(self.wake[0], select.POLLIN)
+        gone = select.POLLERR | select.POLLHUP | select.POLLNVAL
+        while True:
+            for fd, events in poller.poll():
+                if fd == self.wake[0]:
+                    return
+                if events & gone:
+                    self.on_closed()
+                    return
+
+    def close(self) -> None:
+        """End the watch (and its thread)."""
+        os.write(self.wake[1], b"x")
+        self.thread.join()
+        for fd in self.wake:
+            os.close(fd)
