@@ -1,8 +1,9 @@
 """A combat in, answers out: validate, solve, count, enumerate and sample damage assignments.
 
-The layers, each importing only from those below it: :mod:`.interface` (api, cli, serve,
-batch, rl), :mod:`.actions` (splits as actions, plan), :mod:`.optimize`, :mod:`.count`,
-:mod:`.rules` (the legal space: the one place a rule of damage assignment is written).
+The layers, each importing only from those below it: :mod:`.interface` (api, cli, the
+JSON-RPC engine: protocol, methods, transport and serve, batch, rl), :mod:`.actions`
+(splits as actions, plan), :mod:`.optimize`, :mod:`.count`, :mod:`.rules` (the legal
+space: the one place a rule of damage assignment is written).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,37 @@ found only by the build's finder)."""
 
 class BuildError(Exception):
     """The build could not be made; the message says why."""
+
+
+class BuildRefused(BuildError):
+    """The build was not attempted: the folder named holds something else (a usage
+    error, exit status 2)."""
+
+
+def _refuse_foreign(target: Path) -> None:
+    """Refuse ``target`` when it exists and is neither a build (it has a manifest) nor an
+    empty folder: a build replaces its folder whole, and nothing else may be lost."""
+    if not target.exists() and not target.is_symlink():
+        return
+    if target.is_dir() and ((target / _native.MANIFEST).is_file()
+                            or next(target.iterdir(), None) is None):
+        return
+    raise BuildRefused(f"{target} holds no compiled build (no {_native.MANIFEST}): a build "
+                       "replaces its folder whole, so it is left as it is (name a new or "
+                       "empty folder)")
+
+
+def _new_stage(parent: Path) -> Path:
+    """A new, empty folder in ``parent`` to assemble a build in, with the mode any folder
+    made there gets (as an installed package's folders: readable by the users who may
+    run it). A temporary folder's own mode is 0700, which would hide the build from
+    every other user once it is in place."""
+    stage = Path(tempfile.mkdtemp(prefix=".native-new-", dir=parent))
+    probe = stage / "mode"
+    probe.mkdir()  # the umask's mode, read without changing the process's umask
+    os.chmod(stage, probe.stat().st_mode & 0o7777)
+    probe.rmdir()
+    return stage
 
 
 def _package_files() -> tuple[Path, dict[str, Path]]:
@@ -131,6 +163,7 @@ def build(modules: Sequence[str] = MODULES, where: Path | None = None, *,
     unknown = [name for name in modules if name not in sources]
     if unknown:
         raise BuildError(f"no such module to compile: {unknown[0]}")
+    _refuse_foreign(target)  # refused now, not after compiling
     target.parent.mkdir(parents=True, exist_ok=True)  # fails now, not after compiling
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="trample-native-") as tmp:
@@ -165,7 +198,7 @@ def build(modules: Sequence[str] = MODULES, where: Path | None = None, *,
             if not so.is_file():
                 raise BuildError(f"mypyc made no {so.name} for {name}")
             built[name] = str(so.relative_to(root))
-        stage = Path(tempfile.mkdtemp(prefix=".native-new-", dir=target.parent))
+        stage = _new_stage(target.parent)
         try:
             for relative in built.values():
                 (stage / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -187,10 +220,11 @@ def build(modules: Sequence[str] = MODULES, where: Path | None = None, *,
 
 
 def _replace(stage: Path, target: Path) -> None:
-    """Put the folder ``stage`` at ``target``: the old build is moved aside first and
-    removed only once the new one is in place."""
-    old = target.with_name(target.name + ".old")
-    shutil.rmtree(old, ignore_errors=True)
+    """Put the folder ``stage`` at ``target``: the old build is moved aside first (under a
+    new name of its own: no folder beside it is touched) and removed only once the new
+    one is in place. A ``target`` that is not a build is refused, not replaced."""
+    _refuse_foreign(target)
+    old = target.with_name(f".native-old-{secrets.token_hex(8)}")
     if target.exists():
         target.rename(old)
     try:
@@ -254,7 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(status(args.dir), indent=1))
     except BuildError as exc:
         print(f"trample: {exc}", file=sys.stderr)
-        return 2 if args.command != "build" or "needs" in str(exc) else 1
+        usage = args.command != "build" or isinstance(exc, BuildRefused) or "needs" in str(exc)
+        return 2 if usage else 1
     except OSError as exc:
         where = args.dir or _native.build_dir()
         print(f"trample: cannot {args.command} the compiled build in {where}: "

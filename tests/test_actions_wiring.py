@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from trample.solver.interface import api
+from trample.solver.interface import api, protocol
 from trample.solver.interface import serve as engine
 
 import brute
@@ -76,7 +76,7 @@ def test_serve_refuses_bad_action_params_naming_them() -> None:
             ("count", {"combat": OGRE, "fixed": [
                 {"source": "bear", "target": "ogre", "amount": 1}]}, "params.fixed")):
         error = call(method, {**params})["error"]
-        assert error["code"] == engine.INVALID_PARAMS, (method, error)
+        assert error["code"] == protocol.INVALID_PARAMS, (method, error)
         assert error["message"].startswith(path), (method, error)
 
 

@@ -20,7 +20,7 @@ if str(ROOT) not in sys.path:  # benchmarks/ is not installed: import it from th
     sys.path.insert(0, str(ROOT))
 
 from benchmarks.generators import tiny  # noqa: E402
-from trample.solver.interface import serve  # noqa: E402
+from trample.solver.interface import protocol, serve  # noqa: E402
 from trample.solver.interface.batch import answer_line, solve_many  # noqa: E402
 
 from conftest import SPEC_EXAMPLE  # noqa: E402
@@ -134,12 +134,12 @@ def test_batch_answers_exactly_as_serve(mixed: tuple[Path, list[str]]) -> None:
     decoded = [json.loads(a) for a in answers]
     assert decoded[3]["result"] == {"count": 3}
     assert decoded[6]["result"]["state"]["next_id"] == 10
-    assert decoded[8]["error"]["code"] == serve.PARSE_ERROR
+    assert decoded[8]["error"]["code"] == protocol.PARSE_ERROR
     assert decoded[10] is None and decoded[21] is None  # blank line, notification
     bare = lines.index(json.dumps(SPEC_EXAMPLE))
     assert decoded[bare]["id"] == bare + 1 and decoded[bare]["result"]["status"] == "optimal"
     assert decoded[bare + 2]["error"]["message"].startswith("params.combat.creatures[0]")
-    assert decoded[bare + 4]["error"]["code"] == serve.INVALID_REQUEST
+    assert decoded[bare + 4]["error"]["code"] == protocol.INVALID_REQUEST
     assert decoded[bare + 4]["id"] is None
 
 
@@ -157,7 +157,7 @@ def test_stdin_stdout_and_solve_many_agree(mixed: tuple[Path, list[str]]) -> Non
 
 def test_a_line_that_is_not_utf8_is_a_parse_error() -> None:
     reply = json.loads(answer_line(b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', 1))
-    assert reply["error"]["code"] == serve.PARSE_ERROR and reply["id"] is None
+    assert reply["error"]["code"] == protocol.PARSE_ERROR and reply["id"] is None
 
 
 def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
@@ -308,7 +308,7 @@ def test_over_long_line_is_refused_unread_as_serve_refuses_it(tmp_path: Path) ->
     assert peak_mb < 200, peak_mb  # the line alone is 20 MiB; healthy is about 50 MB
     answers = out.read_text().splitlines()
     refusal = json.loads(answers[0])
-    assert refusal["error"]["code"] == serve.PARSE_ERROR and refusal["id"] is None
+    assert refusal["error"]["code"] == protocol.PARSE_ERROR and refusal["id"] is None
     assert json.loads(answers[1])["result"] == {"count": 3}
     with source.open("rb") as stdin:
         served = subprocess.run([sys.executable, "-m", "trample.solver", "serve"],
@@ -465,3 +465,55 @@ def test_a_batch_stopped_early_leaves_no_process_pool_running() -> None:
     answers.close()
     # Its manager thread has ended: gone, or its wake-up pipe closed.
     assert all(wakeup._closed for wakeup in ours())  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_chunk_closes_on_the_bytes_of_its_answers(monkeypatch: pytest.MonkeyPatch,
+                                                    workers: int) -> None:
+    """Lines answered with many bytes each (enumerate): a chunk's answers stop at the
+    byte budget (plus one answer) and the lines left go out again, in their place."""
+    from trample.solver.interface import batch as batch_module
+
+    budget = 40_000
+    monkeypatch.setattr(batch_module, "CHUNK_BYTES", budget)
+    many = {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}], "creatures": [
+        {"id": "t", "controller": "a", "power": 12, "toughness": 1, "keywords": ["trample"],
+         "attacking": "d"}] + [{"id": f"b{i}", "controller": "d", "power": 1,
+                                "toughness": 1, "blocking": ["t"]} for i in range(3)]}
+    lines = [rpc("enumerate", {"combat": many, "limit": 60, "after": i % 5}, i)
+             for i in range(40)] + [rpc("count", {"combat": SPEC_EXAMPLE}, 99)] * 10
+    longest = max(len(serve.respond(line) or "") for line in lines)
+    # The input fits one chunk; its answers hold many budgets.
+    assert sum(len(line) for line in lines) < budget < 40 * longest // 4
+    chunks = list(batch_module.answer_lines([line.encode() for line in lines],
+                                            workers=workers))
+    assert [a for chunk in chunks for a in chunk] == [serve.respond(line) for line in lines]
+    sizes = [sum(len(a) for a in chunk) for chunk in chunks]
+    assert max(sizes) < budget + longest and len(chunks) > 4, sizes
+
+
+def test_standard_output_carries_answers_only(tmp_path: Path) -> None:
+    """Whatever else writes to descriptor 1 during a batch (as Ray's processes do, which
+    inherit it) goes to standard error: line i of standard output answers line i."""
+    source = write_lines(tmp_path / "in.jsonl", [rpc("count", {"combat": SPEC_EXAMPLE}, i)
+                                                 for i in range(300)])
+    code = (
+        "import os, subprocess, sys\n"
+        "from trample.solver.interface import batch\n"
+        "from trample.solver.interface.cli import main\n"
+        "dispatch = batch._dispatch\n"
+        "def noisy(*args, **kwargs):\n"
+        "    subprocess.run(['sh', '-c', 'echo \"(raylet) a worker died\"'], check=True)\n"
+        "    os.write(1, b'(stray) noise\\n')\n"
+        "    print('(print) noise', flush=True)\n"
+        "    return dispatch(*args, **kwargs)\n"
+        "batch._dispatch = noisy\n"
+        f"sys.exit(main(['batch', {str(source)!r}, '-', '--workers', '2', "
+        "'--no-progress']))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    answers = result.stdout.splitlines()
+    assert [json.loads(a)["id"] for a in answers] == list(range(300))
+    assert "(raylet) a worker died" in result.stderr and "(stray) noise" in result.stderr
+    assert "(print) noise" in result.stderr

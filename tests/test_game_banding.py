@@ -36,7 +36,7 @@ from trample.models.game.state import (
     replace_permanent,
 )
 from trample.models.game.state_json import apply, state_from_json, state_to_json
-from trample.solver.interface import serve
+from trample.solver.interface import protocol, serve
 from trample.solver.interface.game_loop import apply as apply_judged
 
 BANDING_REMINDER = (
@@ -542,7 +542,7 @@ def test_serve_apply_refuses_an_illegal_band() -> None:
                    "attacks": {hero: "dp", bears: "dp", elves: "dp"},
                    "bands": [[hero, bears, elves]]}}})
     assert answer is not None
-    assert answer["error"]["code"] == serve.INVALID_PARAMS
+    assert answer["error"]["code"] == protocol.INVALID_PARAMS
     assert "action.bands[0]" in answer["error"]["message"]
 
 

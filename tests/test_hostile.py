@@ -23,7 +23,9 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from hypothesis import strategies as st
 
 from trample.models.document.combat import MAX_MAGNITUDE, Combat
 from trample.models.document.errors import InputError, TrampleError
-from trample.solver.interface import api
+from trample.solver.interface import api, methods, protocol
 from trample.solver.interface import serve as engine
 from trample.solver.rules.legal_space import legal_space
 from trample.solver.rules.validate import violations
@@ -366,7 +368,7 @@ def test_serve_answers_an_internal_error_and_keeps_serving(
     def broken(params: Any) -> Any:
         raise KeyError("boom")
 
-    monkeypatch.setitem(engine.METHODS, "count", broken)
+    monkeypatch.setitem(methods.METHODS, "count", broken)
     lines = [json.dumps({"jsonrpc": "2.0", "method": "count", "params": {}, "id": 1}),
              json.dumps({"jsonrpc": "2.0", "method": "nope", "id": 2})]
     out = io.StringIO()
@@ -441,10 +443,52 @@ def test_serve_refuses_a_count_too_long_to_write() -> None:
          "id": 7})) or "")
     assert answer["id"] == 7 and answer["error"]["code"] == -32602
     assert "more than 100,000 digits" in answer["error"]["message"]
-    assert engine.encode({"count": 10**99_000}).startswith('{"count": 1000')
+    assert protocol.encode({"count": 10**99_000}).startswith('{"count": 1000')
     with pytest.raises(ValueError):
-        engine.encode({"count": 10**100_000})
+        protocol.encode({"count": 10**100_000})
     assert sys.get_int_max_str_digits() == 4300  # the input limit is left as it was
+
+
+def test_long_counts_are_written_without_touching_the_process_wide_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads writing long counts at once, while a third reads input: none changes
+    the int-to-text limit (it is process-wide: a change in one thread is a change in
+    all), so none can undo another's or let input through past it."""
+    calls: list[int] = []
+    monkeypatch.setattr(sys, "set_int_max_str_digits", calls.append)
+    values = [10**99_999 - 1, -(7**40_000), 12345, 2**7_000 + 1]
+    start = threading.Barrier(3)
+    written: dict[int, str] = {}
+    refused: list[bool] = []
+
+    def write(index: int) -> None:
+        start.wait()
+        for _ in range(3):
+            written[index] = protocol.encode({"count": values, "id": index})
+
+    def read() -> None:
+        start.wait()
+        for _ in range(3):
+            try:
+                int("9" * 5_000)
+            except ValueError:
+                refused.append(True)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(2)]
+    threads.append(threading.Thread(target=read))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == [] and sys.get_int_max_str_digits() == 4300
+    assert refused == [True] * 3  # input past the limit is refused throughout
+    decoded = [json.loads(written[i], parse_int=lambda s: s) for i in range(2)]
+    assert decoded[0]["count"] == decoded[1]["count"]
+    spelled = decoded[0]["count"]
+    assert spelled[0] == "9" * 99_999 and spelled[2] == "12345"
+    assert spelled[1] == str(Decimal(values[1])) and spelled[1].startswith("-")
+    assert spelled[3] == str(Decimal(values[3]))
+    assert int(spelled[3][-4:]) % 2 == 1 and len(spelled[3]) == 2108
 
 
 JSON_VALUES = st.recursive(
@@ -457,21 +501,21 @@ JSON_VALUES = st.recursive(
 
 
 @HOSTILE
-@given(value=JSON_VALUES, method=st.sampled_from([*sorted(engine.METHODS), "x"]),
+@given(value=JSON_VALUES, method=st.sampled_from([*sorted(methods.METHODS), "x"]),
        rid=st.one_of(st.integers(), st.text(max_size=5), st.none()))
 def test_respond_always_answers_one_json_line(value: Any, method: str, rid: Any) -> None:
     for request in (value, {"jsonrpc": "2.0", "method": method, "params": value, "id": rid},
                     {"jsonrpc": "2.0", "method": method, "params": {"combat": value}, "id": rid}):
         answer = engine.respond(json.dumps(request))
         items = request if isinstance(request, list) and request else [request]
-        if all(engine.is_notification(r) for r in items):
+        if all(protocol.is_notification(r) for r in items):
             assert answer is None or "NaN" in json.dumps(request) or \
                 "Infinity" in json.dumps(request)
             continue
         assert answer is not None and "\n" not in answer
-        decoded = engine.decode(answer)
+        decoded = protocol.decode(answer)
         for one in decoded if isinstance(decoded, list) else [decoded]:
-            assert one.get("error", {}).get("code") != engine.INTERNAL_ERROR, one
+            assert one.get("error", {}).get("code") != protocol.INTERNAL_ERROR, one
 
 
 # -- through the command line and serve (a few processes, not thousands) ---------------------

@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -243,3 +244,50 @@ def test_a_folder_that_cannot_be_written_is_said_in_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot build the compiled build in" in err
     assert "Permission denied" in err and "TRAMPLE_COMPILED_DIR" in err
+
+
+def test_build_refuses_a_folder_that_is_not_a_build(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    (tmp_path / "notes.old").mkdir()  # a sibling named as the old build once was
+    (tmp_path / "notes.old" / "keep.txt").write_text("also mine")
+    assert native.main(["build", "--dir", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds no compiled build" in err
+    with pytest.raises(native.BuildRefused):
+        native._replace(native._new_stage(tmp_path), mine)  # checked again when replacing
+    assert (mine / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "notes.old" / "keep.txt").read_text() == "also mine"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("mine")
+    with pytest.raises(native.BuildRefused):
+        native._replace(native._new_stage(tmp_path), a_file)
+    assert a_file.read_text() == "mine"
+
+
+def test_a_build_replaces_an_empty_folder_or_an_old_build_only(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stage = native._new_stage(tmp_path)
+    (stage / "x").write_text("new")
+    native._replace(stage, empty)
+    assert (empty / "x").read_text() == "new"
+    old = _fake_build(tmp_path / "old")
+    stage = native._new_stage(tmp_path)
+    (stage / "y").write_text("new")
+    native._replace(stage, old)
+    assert sorted(p.name for p in old.iterdir()) == ["y"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "old"]
+
+
+def test_the_build_folder_has_the_mode_of_a_folder_made_there(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        stage = native._new_stage(tmp_path)
+        assert stat.S_IMODE(stage.stat().st_mode) == 0o755  # readable by every user
+        os.umask(0o027)
+        assert stat.S_IMODE(native._new_stage(tmp_path).stat().st_mode) == 0o750
+    finally:
+        os.umask(previous)

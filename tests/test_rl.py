@@ -70,8 +70,10 @@ def test_env_episodes_end_on_legal_splits_and_refuse_masked_amounts() -> None:
     assert obs["amounts"].tolist() == [-1, -1, -1, -1] and obs["pair"] == 0
     assert env.observation_space.contains(obs)
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    with pytest.raises(ValueError, match="mask"):
-        env.step(bad)
+    refused = env.step(bad)  # outside the mask: refused, the episode as it was
+    assert refused[0]["amounts"].tolist() == obs["amounts"].tolist()
+    assert refused[1:4] == (-1.0, False, False) and refused[4]["illegal_action"] is True
+    assert refused[4]["action_mask"].tolist() == info["action_mask"].tolist()
     done = False
     while not done:
         obs, reward, done, truncated, info = env.step(
@@ -79,3 +81,96 @@ def test_env_episodes_end_on_legal_splits_and_refuse_masked_amounts() -> None:
         assert env.observation_space.contains(obs) and not truncated and reward == 0.0
     assert api.validate_many(SPEC_EXAMPLE, info["split"]).all()
     assert len(info["pairs"]) == len(info["split"])
+
+
+def _validated(document: object, pairs: list[tuple[str, str]], split: np.ndarray) -> bool:
+    entries = [{"source": s, "target": t, "amount": int(a)}
+               for (s, t), a in zip(pairs, split, strict=True) if a]
+    return bool(api.validate(document, entries)["legal"])
+
+
+def test_a_failed_reset_leaves_the_episode_as_it_was() -> None:
+    """The next combat's amount does not fit max_amount: reset raises, and the episode
+    in progress goes on with its own combat and mask to a legal split."""
+    too_big = {**OGRE, "creatures": [{**OGRE["creatures"][0], "power": 50},
+                                     OGRE["creatures"][1]]}
+    combats = iter([OGRE, too_big])
+    env = SplitEnv(lambda rng: next(combats), max_pairs=2, max_amount=5)
+    obs, info = env.reset(seed=0)
+    before = (env.document, env.actions, list(env.chosen), info["action_mask"].tolist())
+    with pytest.raises(ValueError, match="does not fit"):
+        env.reset()
+    assert (env.document, env.actions, env.chosen, env.action_masks().tolist()) == before
+    obs, _, done, _, info = env.step(2)  # ogre->bear 2: then dp takes 3
+    assert obs["amounts"].tolist() == [2, -1] and not done
+    assert env.action_masks().tolist() == [0, 0, 0, 1, 0, 0]
+    obs, _, done, _, info = env.step(3)
+    assert done and info["split"].tolist() == [2, 3]
+    assert _validated(OGRE, info["pairs"], info["split"])
+
+
+def test_a_reset_that_fails_first_leaves_no_episode() -> None:
+    env = SplitEnv(lambda rng: {"active_player": "ap", "players": [{"id": "ap"},
+                                                                   {"id": "dp"}],
+                                "creatures": []})
+    with pytest.raises(ValueError, match="no legal"):
+        env.reset(seed=0)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.step(0)
+
+
+def test_the_adapters_errors_say_what_is_wrong() -> None:
+    env = SplitEnv(lambda rng: OGRE, max_pairs=2, max_amount=6)
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+        env.step(2)
+    env.reset(seed=0)
+    for bad in (1.7, "2", True, np.float64(2.0), [2]):
+        with pytest.raises(TypeError, match="action must be an integer"):
+            env.step(bad)  # type: ignore[arg-type]
+    assert env.chosen == []
+    env.step(np.array(2))  # a 0-d integer array is an integer
+    env.step(np.int64(3))
+    with pytest.raises(RuntimeError, match="after the episode ended"):
+        env.step(0)
+    actions = SplitActions(OGRE)
+    with pytest.raises(TypeError, match=r"index must be an integer, not 1\.9"):
+        actions.decode(1.9)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="below 4"):
+        actions.decode(4)
+    with pytest.raises(TypeError, match=r"prefix\[0\] must be an integer, not 2.5"):
+        actions.mask([2.5], 8)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="at least 0"):
+        actions.mask([-1], 8)
+    with pytest.raises(TypeError, match=r"index must be an integer, not 1\.9"):
+        actions.action_to_string(1.9)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="one amount for each of the 2 pairs"):
+        actions.action_to_string([1, 2, 3])
+    with pytest.raises(ValueError, match="width 3"):
+        actions.weights([], 3)
+    with pytest.raises(ValueError, match="every pair already has its amount"):
+        actions.mask([2, 3], 8)
+    with pytest.raises(TypeError, match="split"):
+        actions.encode([2.0, 3.0])  # type: ignore[list-item]
+    assert actions.encode([2, 3]) == 3 and actions.action_to_string(np.array(3)) == \
+        "ogre->bear 2, ogre->dp 3"
+
+
+def test_the_environment_passes_gymnasiums_checker() -> None:
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    from trample.solver.examples.random_policy import random_combat
+
+    env = SplitEnv(random_combat, max_pairs=4, max_amount=6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=True)
+
+
+def test_the_masked_environment_example_runs() -> None:
+    from trample.solver.examples import masked_env
+
+    counts = masked_env.main(["--episodes", "60", "--seed", "4", "--illegal-every", "3"])
+    assert counts["legal"] == 60 and counts["refused"] > 0
+    assert counts["steps"] >= 60 + counts["refused"]

@@ -26,7 +26,7 @@ from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.models.game import events as events_module
 from trample.models.game import state_json
-from trample.solver.interface import api, cli, serve
+from trample.solver.interface import api, cli, methods, protocol, serve
 from trample.solver.optimize import objectives
 
 from strategies import combats, proposals
@@ -196,20 +196,20 @@ def _accepted(method: str) -> set[str]:
 
 
 def test_serve_params_and_limits_are_the_servers() -> None:
-    methods = [b["if"]["properties"]["method"]["const"]
-               for b in definition("serve-request", "$defs", "request")["allOf"]]
-    assert set(methods) == set(serve.METHODS)
-    for method in serve.METHODS:
+    named = [b["if"]["properties"]["method"]["const"]
+             for b in definition("serve-request", "$defs", "request")["allOf"]]
+    assert set(named) == set(methods.METHODS)
+    for method in methods.METHODS:
         assert props("serve-request", "$defs", method) == _accepted(method), method
     d = definition("serve-request", "$defs")
-    assert d["enumerate"]["properties"]["limit"]["anyOf"][0]["maximum"] == serve.MAX_ENUMERATE
-    assert d["sample"]["properties"]["n"]["maximum"] == serve.MAX_SAMPLES
+    assert d["enumerate"]["properties"]["limit"]["anyOf"][0]["maximum"] == methods.MAX_ENUMERATE
+    assert d["sample"]["properties"]["n"]["maximum"] == methods.MAX_SAMPLES
     assert (d["enumerate"]["properties"]["after"]["anyOf"][0]["maximum"]
-            == serve.MAX_ENUMERATE_AFTER)
-    assert schemas()["serve-request"]["oneOf"][1]["maxItems"] == serve.MAX_BATCH
+            == methods.MAX_ENUMERATE_AFTER)
+    assert schemas()["serve-request"]["oneOf"][1]["maxItems"] == protocol.MAX_BATCH
     codes = definition("serve-response", "$defs", "error", "properties", "code")["enum"]
-    assert codes == [serve.PARSE_ERROR, serve.INVALID_REQUEST, serve.METHOD_NOT_FOUND,
-                     serve.INVALID_PARAMS, serve.INTERNAL_ERROR, serve.REQUEST_CANCELLED]
+    assert codes == [protocol.PARSE_ERROR, protocol.INVALID_REQUEST, protocol.METHOD_NOT_FOUND,
+                     protocol.INVALID_PARAMS, protocol.INTERNAL_ERROR, protocol.REQUEST_CANCELLED]
 
 
 # -- documents and examples ----------------------------------------------------------------
@@ -527,8 +527,8 @@ def test_the_specs_limits_are_the_codes() -> None:
     from trample.solver.optimize import cpsat, fastpath, lone_groups, milp
     from trample.solver.rules import legal_space as rules
 
-    modules = [combat_module, cli, serve, api, counting, cpsat, fastpath, lone_groups, milp,
-               plan, rules, union]
+    modules = [combat_module, cli, protocol, methods, api, counting, cpsat, fastpath,
+               lone_groups, milp, plan, rules, union]
     text = DOCS["docs/spec.md"].read_text("utf-8")
     section = text.split("## 9. Limits", 1)[1].split("\n## ", 1)[0]
     named = re.findall(r"^\|.*$", section, flags=re.M)
@@ -570,7 +570,8 @@ def test_serve_session_methods_validate() -> None:
     cancel = {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "a"}, "id": 1}
     check("serve-request", cancel)
     check("serve-response", serve.handle(cancel))
-    check("serve-response", serve._error(serve.REQUEST_CANCELLED, "request cancelled", 3))
+    check("serve-response",
+          protocol.error_answer(protocol.REQUEST_CANCELLED, "request cancelled", 3))
 
 
 # -- SPEC §11: boards and the answers about them -------------------------------------------
@@ -631,3 +632,33 @@ def test_a_board_and_every_answer_about_it_validate() -> None:
                                    for c in BOARD["creatures"]]}
     check("board", home)
     check("blocks-result", api.best_attack(home, ties=True), "/$defs/best_attack")
+
+
+def test_the_blocks_methods_through_serve_validate() -> None:
+    calls = [("check_blocks", {"blocks": [{"blocker": "wall", "attacker": "giant"}]},
+              "/$defs/check_blocks"),
+             ("block_pairs", {}, "/$defs/block_pairs"),
+             ("count_blocks", {"fixed": {"wall": ["giant"]}}, None),
+             ("enumerate_blocks", {"limit": 2}, "/$defs/enumerate_blocks_page"),
+             ("block_options", {"fixed": {}, "blocker": "adder"}, "/$defs/block_options"),
+             ("evaluate_blocks", {"declarations": [[]]}, "/$defs/evaluate_blocks"),
+             ("best_block", {"ties": True}, "/$defs/best_block")]
+    for method, params, pointer in calls:
+        request = {"jsonrpc": "2.0", "method": method, "params": {"combat": BOARD, **params},
+                   "id": 1}
+        check("serve-request", request)
+        answer = serve.handle(request)
+        assert answer is not None and "result" in answer, answer
+        check("serve-response", answer)
+        result = answer["result"]
+        if method == "enumerate_blocks":  # a page: "next" says where the next one starts
+            assert result["complete"] == (api.count_blocks(BOARD)["count"] <= 2)
+            assert result["complete"] or result["next"] == 2
+        if pointer is None:
+            check("count-result", result)
+        else:
+            check("blocks-result", result, pointer)
+    bad = serve.handle({"jsonrpc": "2.0", "method": "check_blocks", "id": 2,
+                        "params": {"combat": BOARD, "blocks": [{"blocker": "ghost",
+                                                                "attacker": "giant"}]}})
+    assert bad is not None and bad["error"]["message"].startswith("params.blocks[0].blocker:")

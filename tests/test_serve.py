@@ -101,10 +101,11 @@ def test_end_of_input_ends_the_server() -> None:
 def test_an_over_long_line_is_refused_unread_and_serving_goes_on() -> None:
     import io
 
+    from trample.solver.interface import protocol
     from trample.solver.interface import serve as engine
 
     big = b'{"jsonrpc": "2.0", "method": "count", "params": {"pad": "' \
-        + b"x" * (engine.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'
+        + b"x" * (protocol.MAX_LINE_BYTES + 10) + b'"}, "id": 1}\n'
     ok = json.dumps({"jsonrpc": "2.0", "method": "count", "id": 2,
                      "params": {"combat": SPEC_EXAMPLE}}).encode() + b"\n"
     out = io.StringIO()
@@ -112,3 +113,15 @@ def test_an_over_long_line_is_refused_unread_and_serving_goes_on() -> None:
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
     assert first["error"]["code"] == -32700 and "longer than" in first["error"]["message"]
     assert second == {"jsonrpc": "2.0", "result": {"count": 3}, "id": 2}
+
+
+def test_too_many_workers_is_a_usage_error_in_one_line() -> None:
+    hello = request("initialize", {"capabilities": {"out_of_order": True}}, 1)
+    for workers in ("100000", "0"):
+        result = subprocess.run([sys.executable, "-m", "trample.solver", "serve",
+                                 "--workers", workers, "--out-of-order"],
+                                input=hello + "\n" + request("count", {"combat": SPEC_EXAMPLE})
+                                + "\n", capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and "--workers: at least 1 and at most" \
+            in result.stderr, result.stderr

@@ -5,6 +5,7 @@ released by cancelling it, never by a clock."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -18,7 +19,7 @@ from typing import IO, Any
 import pytest
 from test_serve_load import TINY, _requests
 
-from trample.solver.interface import api
+from trample.solver.interface import api, methods, protocol
 from trample.solver.interface import serve as engine
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.search_settings import BACKEND_VARIABLE
@@ -191,7 +192,7 @@ def test_in_order_a_cancelled_queued_request_answers_in_its_place(
     assert first["id"] == 1
     _legal_with_bound(first)
     assert server.next() == {"jsonrpc": "2.0", "id": 2, "error": {
-        "code": engine.REQUEST_CANCELLED, "message": "request cancelled"}}
+        "code": protocol.REQUEST_CANCELLED, "message": "request cancelled"}}
     third = server.next()
     assert third["id"] == 3 and third["result"]["status"] == "optimal"
     assert server.close() == []
@@ -233,10 +234,10 @@ def test_initialize_answers_the_capabilities_and_refuses_bad_params() -> None:
                        "params.capabilities.out_of_order"),
                       ({"speed": 1}, "params.speed")]:
         error = ask(bad)["error"]
-        assert error["code"] == engine.INVALID_PARAMS
+        assert error["code"] == protocol.INVALID_PARAMS
         assert error["message"].startswith(path + ":"), error
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {},
-                          "id": 2})["error"]["code"] == engine.INVALID_PARAMS
+                          "id": 2})["error"]["code"] == protocol.INVALID_PARAMS
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
                           "params": {"id": 5}, "id": 2})["result"] is None
     assert engine.handle({"jsonrpc": "2.0", "method": "$/cancelRequest",
@@ -249,7 +250,7 @@ def test_a_bad_initialize_keeps_answers_in_order() -> None:
     out = io.StringIO()
     assert engine.serve(io.BytesIO(b"".join(lines)), out, workers=4) == 0
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
-    assert answers[0]["error"]["code"] == engine.INVALID_PARAMS
+    assert answers[0]["error"]["code"] == protocol.INVALID_PARAMS
     assert [a["id"] for a in answers] == list(range(40))
 
 
@@ -265,7 +266,7 @@ def test_out_of_order_every_request_is_answered_exactly_once() -> None:
     assert engine.serve(io.BytesIO(data), out, out_of_order=True, workers=3,
                         stats=stats) == 0
     assert sorted(out.getvalue().splitlines()) == sorted(owed)
-    assert 1 <= stats["peak_in_flight"] <= engine.MAX_IN_FLIGHT
+    assert 1 <= stats["peak_in_flight"] <= protocol.MAX_IN_FLIGHT
 
 
 def test_without_a_session_lines_are_answered_on_the_reading_thread() -> None:
@@ -368,3 +369,91 @@ def test_a_request_inside_a_batch_can_be_cancelled(server_factory: Any) -> None:
     _legal_with_bound(first)
     assert second == engine.handle(batch[1])
     assert server.close() == []
+
+
+class Held:
+    """A method that runs until its request is cancelled (or :data:`WAIT` passes, which
+    fails the test): what it saw is kept."""
+
+    def __init__(self) -> None:
+        self.started = threading.Event()
+        self.cancelled = threading.Event()
+
+    def __call__(self, params: Any) -> Any:
+        cancel = protocol.request_cancel.get()
+        assert cancel is not None, "the request runs without a cancellation"
+        self.started.set()
+        with cancel.watching(self.cancelled.set) as registered:
+            if registered:
+                self.cancelled.wait(WAIT)
+            else:
+                self.cancelled.set()
+        return {"held": self.cancelled.is_set()}
+
+
+@pytest.mark.parametrize("queued", [300, 3_000])
+def test_a_cancel_behind_a_full_queue_is_read_at_once(
+        monkeypatch: pytest.MonkeyPatch, queued: int) -> None:
+    """A held request runs; then come many tiny ones and a cancel of the held one, in an
+    ordered session: the reader reads on past the queued requests, so the cancel reaches
+    the held one while it runs (not once it ends by itself)."""
+    held = Held()
+    monkeypatch.setitem(methods.METHODS, "hold", held)
+    read_in, write_in = os.pipe()
+    source = open(read_in, "rb", buffering=0)  # noqa: SIM115 (closed below)
+    out = io.StringIO()
+    stats: dict[str, int] = {}
+    done: list[int] = []
+    thread = threading.Thread(target=lambda: done.append(engine.serve(source, out,
+                                                                      stats=stats)))
+    thread.start()
+    try:
+        os.write(write_in, _line("initialize", {}, "hello") + _line("hold", {}, "held"))
+        assert held.started.wait(WAIT)
+        rest = [_line("count", {"combat": TINY}, i) for i in range(queued)]
+        with open(write_in, "wb", closefd=False) as pipe:
+            pipe.write(b"".join([*rest, _cancel("held")]))
+        assert held.cancelled.wait(WAIT), "the cancel waited behind the queue"
+    finally:
+        os.close(write_in)
+        thread.join(WAIT)
+        source.close()
+    assert done == [0]
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert answers[1] == {"jsonrpc": "2.0", "id": "held", "error": {
+        "code": protocol.REQUEST_CANCELLED, "message": "request cancelled"}}
+    assert [a["id"] for a in answers] == ["hello", "held", *range(queued)]
+    assert all(a["result"] == api.count(TINY) for a in answers[2:])
+    assert stats["peak_in_flight"] >= queued + 2  # all read while the held one ran
+
+
+@pytest.mark.parametrize("opening", [b"", b"initialize", b"out_of_order"])
+def test_a_closed_output_cancels_what_is_in_flight(
+        monkeypatch: pytest.MonkeyPatch, opening: bytes) -> None:
+    """The client closes the pipe serve writes to while a request runs (answered on the
+    reading thread, in an ordered session, out of order): the request is cancelled and
+    serve ends, without waiting for the request to end by itself."""
+    held = Held()
+    monkeypatch.setitem(methods.METHODS, "hold", held)
+    read_in, write_in = os.pipe()
+    read_out, write_out = os.pipe()
+    sink = open(write_out, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    source = open(read_in, "rb", buffering=0)  # noqa: SIM115 (a raw file, as stdin is)
+    done: list[int] = []
+    out_of_order = opening == b"out_of_order"
+    thread = threading.Thread(target=lambda: done.append(engine.serve(
+        source, sink, out_of_order=out_of_order, workers=2)))
+    thread.start()
+    try:
+        first = [_line("initialize", {}, 0)] if opening == b"initialize" else []
+        os.write(write_in, b"".join([*first, _line("hold", {}, 1)]))
+        assert held.started.wait(WAIT)
+        os.close(read_out)  # the client goes away: nobody reads the answers
+        assert held.cancelled.wait(WAIT), "the request ran on with nobody to answer"
+    finally:
+        os.close(write_in)  # end of input
+        thread.join(WAIT)
+        source.close()
+        with contextlib.suppress(OSError):  # the pipe is broken: nothing held can go out
+            sink.close()
+    assert done == [0]

@@ -21,7 +21,7 @@ from test_serve_async import WAIT, Server, _line
 from test_serve_load import TINY
 
 from benchmarks.generators import tiny
-from trample.solver.interface import api
+from trample.solver.interface import api, methods, protocol, transport
 from trample.solver.interface import serve as engine
 
 
@@ -90,7 +90,7 @@ def _tiny_lines(count: int) -> list[bytes]:
 
 def test_answers_read_together_go_out_in_one_flush_before_the_reader_waits(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "FLUSH_AFTER", 3_600.0)  # no answer is old enough to go alone
+    monkeypatch.setattr(transport, "FLUSH_AFTER", 3_600.0)  # no answer is old enough to go alone
     lines = _tiny_lines(4)
     owed = [engine.respond(line) for line in lines]
     sink = _Sink()
@@ -117,7 +117,7 @@ def test_a_slow_request_does_not_hold_back_the_answers_before_it(
         release.wait(WAIT)
         return "released"
 
-    monkeypatch.setitem(engine.METHODS, "count", held)
+    monkeypatch.setitem(methods.METHODS, "count", held)
     lines = [*_tiny_lines(1), _line("count", {}, "held")]
     first = engine.respond(lines[0])
     sink = _Sink()
@@ -134,15 +134,15 @@ def test_a_slow_request_does_not_hold_back_the_answers_before_it(
 
 def test_answers_held_back_stay_within_their_byte_bound(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "FLUSH_AFTER", 3_600.0)  # no answer is old enough
-    monkeypatch.setattr(engine, "HOLD_BYTES", 1_000)  # two tiny answers, not three
+    monkeypatch.setattr(transport, "FLUSH_AFTER", 3_600.0)  # no answer is old enough
+    monkeypatch.setattr(transport, "HOLD_BYTES", 1_000)  # two tiny answers, not three
     release = threading.Event()
 
     def held(params: Any) -> Any:
         release.wait(WAIT)
         return None
 
-    monkeypatch.setitem(engine.METHODS, "count", held)
+    monkeypatch.setitem(methods.METHODS, "count", held)
     lines = [*_tiny_lines(3), _line("count", {}, "held")]
     owed = [engine.respond(line) or "" for line in lines[:3]]
     assert all(300 < len(answer) < 500 for answer in owed)
@@ -156,7 +156,7 @@ def test_answers_held_back_stay_within_their_byte_bound(
     os.close(write_end)
     thread.join(WAIT)
     assert sink.flushes.empty()
-    longer = engine._Output(sink, batched=True)  # a longer answer goes out as it is
+    longer = transport.Output(sink, batched=True)  # a longer answer goes out as it is
     longer.write("x" * 2_000)
     assert sink.next_flush()[-1] == "x" * 2_000
     longer.close()
@@ -200,7 +200,7 @@ def test_the_pipe_reader_reads_the_lines_a_buffered_reader_reads(seed: int) -> N
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
     waits: list[int] = []
-    reader = engine._Input(read_end, lambda: waits.append(1))
+    reader = transport.Input(read_end, lambda: waits.append(1))
     expected = io.BytesIO(data)
     limits = [rng.choice((1, 3, 100, 5_000, 2**20)) for _ in range(10)]
     got: list[bytes] = []
@@ -230,7 +230,7 @@ def test_a_line_that_is_not_utf8_is_refused_with_the_codecs_message() -> None:
         else:  # pragma: no cover - every byte string above is refused by the codec
             raise AssertionError(bad)
         assert json.loads(engine.respond(line) or "") == {
-            "jsonrpc": "2.0", "error": {"code": engine.PARSE_ERROR, "message": message},
+            "jsonrpc": "2.0", "error": {"code": protocol.PARSE_ERROR, "message": message},
             "id": None}
     good = body.replace(b'"%s"', json.dumps(TINY).encode())
     assert json.loads(engine.respond(good) or "")["result"] == api.count(TINY)
@@ -241,11 +241,11 @@ def test_a_bug_reading_a_line_is_an_internal_error_and_the_server_goes_on(
     def broken(line: str) -> Any:
         raise KeyError("boom")
 
-    monkeypatch.setattr(engine, "decode", broken)  # text lines are decoded by it
+    monkeypatch.setattr(protocol, "decode", broken)  # text lines are decoded by it
     lines = [_line("count", {"combat": TINY}, 1).decode(), "[]\n"]
     out = io.StringIO()
     assert engine.serve(io.StringIO("".join(lines)), out) == 0
     first, second = (json.loads(line) for line in out.getvalue().splitlines())
-    assert first["id"] is None and first["error"]["code"] == engine.INTERNAL_ERROR
+    assert first["id"] is None and first["error"]["code"] == protocol.INTERNAL_ERROR
     assert first["error"]["message"].startswith("internal error: KeyError: 'boom'")
-    assert second["error"]["code"] == engine.INTERNAL_ERROR  # every line, as the first
+    assert second["error"]["code"] == protocol.INTERNAL_ERROR  # every line, as the first

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from trample.models.document.errors import InternalError
-from trample.solver.interface import api, cli
+from trample.solver.interface import api, cli, methods, protocol, transport
 from trample.solver.interface import serve as engine
 
 from conftest import SPEC_EXAMPLE
@@ -69,9 +69,9 @@ def answer(request: Any) -> Any:
 ])
 def test_anything_not_a_valid_request_gets_minus_32600(request_: Any, rid: Any) -> None:
     got = answer(request_)
-    assert got is not None and got["error"]["code"] == engine.INVALID_REQUEST, got
+    assert got is not None and got["error"]["code"] == protocol.INVALID_REQUEST, got
     assert got["id"] == rid and set(got) == {"jsonrpc", "error", "id"}
-    assert not engine.is_notification(request_)
+    assert not protocol.is_notification(request_)
 
 
 def test_batches_answer_each_element_and_empty_or_notification_batches() -> None:
@@ -93,13 +93,13 @@ def test_valid_notifications_stay_silent_whatever_their_method_or_params() -> No
             {"jsonrpc": "2.0", "method": "nope"},
             {"jsonrpc": "2.0", "method": "count", "params": [1, 2]},
             {"jsonrpc": "2.0", "method": "count", "params": {"combat": 1}}):
-        assert engine.is_notification(notification)
+        assert protocol.is_notification(notification)
         assert engine.respond(json.dumps(notification)) is None
 
 
 def test_params_as_an_array_is_refused_as_invalid_params() -> None:
     got = answer({"jsonrpc": "2.0", "method": "count", "params": [SPEC_EXAMPLE], "id": 3})
-    assert got["id"] == 3 and got["error"]["code"] == engine.INVALID_PARAMS
+    assert got["id"] == 3 and got["error"]["code"] == protocol.INVALID_PARAMS
     assert "named parameters" in got["error"]["message"]
 
 
@@ -122,10 +122,10 @@ def test_the_invalid_requests_get_answers_through_a_real_server() -> None:
 
 def test_a_batch_past_the_cap_is_one_minus_32600() -> None:
     count = call("count", {"combat": SPEC_EXAMPLE})
-    assert len(answer([count] * engine.MAX_BATCH)) == engine.MAX_BATCH
-    got = answer([count] * (engine.MAX_BATCH + 1))
+    assert len(answer([count] * protocol.MAX_BATCH)) == protocol.MAX_BATCH
+    got = answer([count] * (protocol.MAX_BATCH + 1))
     assert got["error"]["code"] == -32600 and got["id"] is None
-    assert f"at most {engine.MAX_BATCH:,}" in got["error"]["message"]
+    assert f"at most {protocol.MAX_BATCH:,}" in got["error"]["message"]
 
 
 Measured = tuple[list[Any], int, int]
@@ -171,7 +171,7 @@ def test_a_sixteen_mib_batch_of_ones_is_refused_in_bounded_memory(tmp_path: Path
     """Once 33 s, 3.2 GB and an 880 MB answer; now one short refusal (some 150 MB of
     resident memory for the line and its decoded list; budget 1 GiB, and a 2 GiB address
     space so that a regression fails here rather than swamping the machine)."""
-    entries = (engine.MAX_LINE_BYTES - 2) // 2
+    entries = (protocol.MAX_LINE_BYTES - 2) // 2
     line = b"[" + b"1," * (entries - 1) + b"1]\n"
     small = json.dumps(call("count", {"combat": SPEC_EXAMPLE}, 2)).encode() + b"\n"
     answers, status, rss_kib = run_measured(line + small, tmp_path, 2 * GiB)
@@ -201,7 +201,7 @@ def wide(pairs: int, power: int = 5000) -> Doc:
             "creatures": creatures}
 
 
-ENUMERATE_LIMITS = (2_000, engine.MAX_ENUMERATE)
+ENUMERATE_LIMITS = (2_000, methods.MAX_ENUMERATE)
 
 
 def serve_peak_kib() -> int:
@@ -254,8 +254,8 @@ def test_a_220_kb_enumerate_stays_within_the_response_bound(
     assert status == 0 and len(answers) == 1
     page = answers[0]["result"]
     text = json.dumps(answers[0])
-    assert len(text) <= engine.MAX_RESPONSE_BYTES
-    assert len(text) > engine.MAX_RESPONSE_BYTES - 100_000  # full: not cut needlessly short
+    assert len(text) <= protocol.MAX_RESPONSE_BYTES
+    assert len(text) > protocol.MAX_RESPONSE_BYTES - 100_000  # full: not cut needlessly short
     assert page["complete"] is False and page["next"] == len(page["assignments"]) < 2000
     assert rss_kib < 800 * 1024, rss_kib
 
@@ -311,7 +311,7 @@ def test_a_batch_shares_one_lines_budget(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_after_is_checked() -> None:
     for after, fragment in ((-1, "at least 0"), ("3", "integer"),
-                            (engine.MAX_ENUMERATE_AFTER + 1, "at most")):
+                            (methods.MAX_ENUMERATE_AFTER + 1, "at most")):
         got = answer(call("enumerate", {"combat": SPEC_EXAMPLE, "after": after}))
         assert got["error"]["code"] == -32602
         assert got["error"]["message"].startswith("params.after:"), got
@@ -352,11 +352,11 @@ def test_memory_error_in_a_method_is_answered_without_a_report(
     def hungry(params: Any) -> Any:
         raise MemoryError
 
-    monkeypatch.setitem(engine.METHODS, "count", hungry)
+    monkeypatch.setitem(methods.METHODS, "count", hungry)
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path / "bugs"))
     got = answer(call("count", {}, 3))
     assert got["id"] == 3 and got["error"] == {"code": -32603,
-                                               "message": engine.OUT_OF_MEMORY}
+                                               "message": protocol.OUT_OF_MEMORY}
     assert not (tmp_path / "bugs").exists()  # running out of memory is not a bug
 
 
@@ -533,3 +533,63 @@ def test_serve_saves_the_line_of_an_unexpected_failure(monkeypatch: pytest.Monke
     assert second["result"] == {"count": 3}
 
 
+
+
+@pytest.mark.parametrize("shape", ["lists", "requests", "batches"])
+def test_lines_in_flight_are_counted_for_what_they_hold(shape: str) -> None:
+    """Lines queued behind a request that runs are counted for at least the memory they
+    hold (tracemalloc's count of what queuing them allocated), and hold about their
+    bytes: never their decoded values (empty lists take some twenty times the text)."""
+    import threading
+    import tracemalloc
+
+    release = threading.Event()
+    started = threading.Event()
+
+    def hold(params: Any) -> Any:
+        started.set()
+        release.wait(60)
+        return None
+
+    if shape == "lists":  # 64 KiB lines of [[],[],...]: the worst text for its values
+        line = ("[" + ",".join(["[]"] * 21_000) + "]\n").encode()
+        lines = [line] * 64
+    elif shape == "requests":  # tiny requests, each with an id of its own
+        lines = [json.dumps({"jsonrpc": "2.0", "method": "count", "params": {},
+                             "id": f"request-{i}"}).encode() + b"\n" for i in range(4_000)]
+    else:  # batches of a thousand requests with an id each
+        lines = [json.dumps([{"jsonrpc": "2.0", "method": "count", "params": {},
+                              "id": 1_000 * b + i} for i in range(1_000)]).encode() + b"\n"
+                 for b in range(8)]
+    text = b"".join(lines)
+    del lines
+    previous = methods.METHODS.get("hold")
+    methods.METHODS["hold"] = hold
+    session = engine._Session(io.StringIO(), False, 1, protocol.MAX_IN_FLIGHT)
+    try:
+        session.submit(json.dumps({"jsonrpc": "2.0", "method": "hold", "id": 0}).encode())
+        assert started.wait(60)
+        counted_before = session.bytes
+        source = io.BytesIO(text)
+        tracemalloc.start()
+        try:
+            while True:
+                read, why = transport.read_line(source)  # as the reader reads them
+                assert why is None
+                if not read:
+                    break
+                session.submit(read)
+                del read
+            held, _ = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        counted = session.bytes - counted_before
+        assert held <= counted, (held, counted)
+        assert counted <= 2 * len(text) + 2_000 * engine.LINE_OVERHEAD \
+            + 10_000 * engine.ID_OVERHEAD
+    finally:
+        release.set()
+        session.finish()
+        if previous is None:
+            del methods.METHODS["hold"]
+    assert session.bytes == 0 and session.in_flight == 0

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from benchmarks.generators import tiny
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
-from trample.solver.interface import api, serve
+from trample.solver.interface import api, protocol, serve
 from trample.solver.optimize import objectives
 from trample.solver.optimize.objectives import TERMS, dealt_values, evaluate, scoring
 from trample.solver.rules.legal_space import legal_space
@@ -305,7 +305,7 @@ def test_a_side_that_is_no_string_is_refused_not_hashed(parses: list[object],
                        "params": {"combat": doc, "side": side}})
     for _ in range(2):
         answer = json.loads(serve.respond(line) or "")
-        assert answer["error"]["code"] == serve.INVALID_PARAMS, answer
+        assert answer["error"]["code"] == protocol.INVALID_PARAMS, answer
 
 
 def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[object]) -> None:
@@ -353,28 +353,22 @@ BAD_LINES = ['[1,]', '{"a": NaN}', '[Infinity]', "{'a': 1}", '"a\tb"', '01', '[1
 def test_serve_reads_a_line_as_the_standard_library_does(line: str) -> None:
     import json
 
-    from trample.solver.interface import serve
-
-    assert repr(serve.decode(line)) == repr(json.loads(line))
+    assert repr(protocol.decode(line)) == repr(json.loads(line))
 
 
 @pytest.mark.parametrize("line", BAD_LINES)
 def test_serve_refuses_a_line_with_the_standard_library_message(
         line: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from trample.solver.interface import serve
-
     with_orjson = serve.respond(line)
-    monkeypatch.setattr(serve, "_orjson", None)
+    monkeypatch.setattr(protocol, "_orjson", None)
     assert with_orjson == serve.respond(line) and '"code": -32700' in with_orjson
 
 
 def test_serve_answers_alike_without_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from trample.solver.interface import serve
-
     lines = [json.dumps({"jsonrpc": "2.0", "method": "solve", "params": {"combat": doc},
                          "id": i}) for i, doc in enumerate(TINY[:20])]
     answers = [serve.respond(line) for line in lines]
-    monkeypatch.setattr(serve, "_orjson", None)
+    monkeypatch.setattr(protocol, "_orjson", None)
     assert answers == [serve.respond(line) for line in lines]

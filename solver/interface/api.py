@@ -419,7 +419,7 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     ``$/cancelRequest``).
     """
     if cancel is not None:
-        settings = replace(settings, cancel=cancel)
+        settings = _with_cancel(settings, cancel)
     entered = time.monotonic()
     if started is None:
         started = _request_started.get()
@@ -438,6 +438,23 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
             "time_limit": time_limit}}, exc)
         raise InternalError(f"{exc}; {note}") from exc
     return _solve_result(space, found)
+
+
+_last_with_cancel: tuple[SearchSettings, Cancel, SearchSettings] | None = None
+"""The settings :func:`_with_cancel` made last, with what it made them from."""
+
+
+def _with_cancel(settings: SearchSettings, cancel: Cancel) -> SearchSettings:
+    """``settings`` with ``cancel``: made once for a run of requests under one
+    cancellation (``serve`` answering on its reading thread), since making them costs
+    about as much as a tiny solve itself."""
+    global _last_with_cancel
+    last = _last_with_cancel  # one read: another thread may replace it meanwhile
+    if last is not None and last[0] is settings and last[1] is cancel:
+        return last[2]
+    made = replace(settings, cancel=cancel)
+    _last_with_cancel = (settings, cancel, made)
+    return made
 
 
 def _solve_result(space: LegalSpace, found: Solution) -> SolveResult:

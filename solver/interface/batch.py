@@ -15,7 +15,7 @@
 
 Lines are split on ``\\n`` only and read as UTF-8 (a line that is not UTF-8 gets
 ``serve``'s -32700 parse error), each read bounded as ``serve`` reads it: a line longer
-than ``serve.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
+than ``protocol.MAX_LINE_BYTES`` is skipped unread and gets ``serve``'s -32700 refusal.
 Should answering a line raise all the same (a bug), that line gets a -32603 internal
 error and the batch goes on.
 
@@ -53,7 +53,7 @@ from multiprocessing import get_context
 from typing import IO, Any, TypeVar
 
 from trample.models.document.errors import InternalError, TrampleError
-from trample.solver.interface import serve
+from trample.solver.interface import protocol, serve, transport
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -66,7 +66,10 @@ NOTHING_OWED = "null"
 """The output line of an input line that ``serve`` would not answer."""
 CHUNK_BYTES = 16 * 2**20
 """A chunk of input lines closes once it holds this many bytes, whatever its line count,
-so that long lines do not multiply the memory in flight by the chunk size."""
+so that long lines do not multiply the memory in flight by the chunk size; so do its
+answers (a worker stops once the answers it has hold this many bytes, and the lines
+left go out again as a chunk of their own), since one line may be answered with many
+megabytes (``enumerate``)."""
 
 
 class BatchError(TrampleError):
@@ -99,7 +102,7 @@ def _internal(exc: BaseException, request: object) -> dict[str, Any]:
     rid = request.get("id") if isinstance(request, dict) else None
     if not isinstance(rid, (str, int, float)) or isinstance(rid, bool):
         rid = None
-    return {"jsonrpc": "2.0", "error": {"code": serve.INTERNAL_ERROR,
+    return {"jsonrpc": "2.0", "error": {"code": protocol.INTERNAL_ERROR,
                                         "message": f"internal error: {exc!r}"}, "id": rid}
 
 
@@ -116,9 +119,9 @@ def answer(item: object, number: int) -> dict[str, Any] | None:
 def answer_line(line: bytes | str | None, number: int) -> str:
     """The output line (without its newline) for input line ``number`` (from 1): exactly
     ``serve``'s response line, ``null`` when ``serve`` owes none. ``None`` stands for a
-    line longer than ``serve.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
+    line longer than ``protocol.MAX_LINE_BYTES``, which :func:`read_lines` skipped unread."""
     if line is None:
-        return serve.refusal(serve.TOO_LONG)
+        return transport.refusal(protocol.TOO_LONG)
     try:
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError:
@@ -128,27 +131,27 @@ def answer_line(line: bytes | str | None, number: int) -> str:
         return NOTHING_OWED
     try:
         try:
-            decoded = serve.decode(text)
+            decoded = protocol.decode(text)
         except (ValueError, RecursionError):
             decoded = None  # serve.respond words the parse error
         if is_document(decoded):
             # The solve request it stands for, answered by serve's own handle and encoding
             # (what serve.respond does with a decoded object).
             reply = serve.handle(as_request(decoded, number))
-            found = None if reply is None else serve.encode_answer(reply)
+            found = None if reply is None else protocol.encode_answer(reply)
         else:
             found = serve.respond(text)  # serve's per-line function, whatever the line
     except Exception as exc:  # a bug must not end the batch
-        return serve.encode_answer(_internal(exc, None))
+        return protocol.encode_answer(_internal(exc, None))
     return NOTHING_OWED if found is None else found
 
 
 def read_lines(stream: IO[bytes]) -> Iterator[bytes | None]:
     """The lines of ``stream`` (``\\n`` kept), read as ``serve`` reads them (none whole past
-    ``serve.MAX_LINE_BYTES``): a line it refuses is skipped unread and stands as ``None``,
+    ``protocol.MAX_LINE_BYTES``): a line it refuses is skipped unread and stands as ``None``,
     so that memory stays bounded whatever a line's length."""
     while True:
-        line, why = serve.read_line(stream)
+        line, why = transport.read_line(stream)
         if why is not None:
             yield None
         elif not line:
@@ -165,8 +168,47 @@ def _numbered_item(pair: tuple[int, object]) -> dict[str, Any] | None:
     return answer(pair[1], pair[0])
 
 
-def _run_chunk(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
-    return [fn(item) for item in chunk]
+def _run_chunk(fn: Callable[[T], R], chunk: list[T], budget: int | None = None) -> list[R]:
+    """``fn`` of the items of ``chunk`` in order; with ``budget``, only until the answers
+    (text) hold that many characters, at least one: the caller sends the rest again."""
+    if budget is None:
+        return [fn(item) for item in chunk]
+    results: list[R] = []
+    held = 0
+    for item in chunk:
+        results.append(fn(item))
+        last = results[-1]
+        held += len(last) if isinstance(last, str) else 0
+        if held >= budget:
+            break
+    return results
+
+
+class _Chunks:
+    """The chunks in flight, in input order: each with the items it was sent with, so
+    that the items a worker left unanswered (its answers reached the byte budget) go
+    out again, ahead of every later chunk."""
+
+    def __init__(self, submit: Callable[[list[Any]], Any], wait: Callable[[Any], list[Any]]
+                 ) -> None:
+        self.submit, self.wait = submit, wait
+        self.pending: deque[tuple[list[Any], Any]] = deque()
+
+    def __len__(self) -> int:
+        return len(self.pending)
+
+    def add(self, chunk: list[Any]) -> None:
+        """Send a chunk (after those in flight)."""
+        self.pending.append((chunk, self.submit(chunk)))
+
+    def next(self) -> list[Any]:
+        """The answers of the oldest chunk in flight, or of its first part."""
+        chunk, handle = self.pending.popleft()
+        results = self.wait(handle)
+        if len(results) < len(chunk):
+            rest = chunk[len(results):]
+            self.pending.appendleft((rest, self.submit(rest)))
+        return results
 
 
 def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
@@ -202,22 +244,30 @@ def _worker_start(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
-def _local(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int) -> Iterator[list[R]]:
+def _local(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int,
+           budget: int | None = None) -> Iterator[list[R]]:
     if workers == 1:
         for chunk in chunks:
-            yield _run_chunk(fn, chunk)
+            while chunk:
+                results = _run_chunk(fn, chunk, budget)
+                chunk = chunk[len(results):]
+                yield results
         return
     pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"),
                                initializer=_worker_start, initargs=(os.getpid(),))
-    pending: deque[Future[list[R]]] = deque()
+
+    def wait(future: Future[list[R]]) -> list[R]:
+        return future.result()
+
+    pending = _Chunks(lambda chunk: pool.submit(_run_chunk, fn, chunk, budget), wait)
     interrupted = False
     try:
         for chunk in chunks:
-            pending.append(pool.submit(_run_chunk, fn, chunk))
-            if len(pending) >= WINDOW_PER_WORKER * workers:
-                yield pending.popleft().result()
+            pending.add(chunk)
+            while len(pending) >= WINDOW_PER_WORKER * workers:
+                yield pending.next()
         while pending:
-            yield pending.popleft().result()
+            yield pending.next()
     except BrokenProcessPool as exc:
         raise InternalError(f"a worker process died ({exc}); rerun with --resume to "
                             "continue a batch") from None
@@ -276,18 +326,18 @@ def ray_session(address: str | bool = True, workers: int | None = None) -> Itera
 
 
 def _on_ray(fn: Callable[[T], R], chunks: Iterator[list[T]], address: str | bool,
-            workers: int | None) -> Iterator[list[R]]:
+            workers: int | None, budget: int | None = None) -> Iterator[list[R]]:
     with ray_session(address, workers) as ray:
         task = ray.remote(_run_chunk)
         window = WINDOW_PER_WORKER * max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending: deque[Any] = deque()
+        pending = _Chunks(lambda chunk: task.remote(fn, chunk, budget), ray.get)
         try:
             for chunk in chunks:
-                pending.append(task.remote(fn, chunk))
-                if len(pending) >= window:
-                    yield ray.get(pending.popleft())
+                pending.add(chunk)
+                while len(pending) >= window:
+                    yield pending.next()
             while pending:
-                yield ray.get(pending.popleft())
+                yield pending.next()
         except ray.exceptions.RayError as exc:
             raise InternalError(f"a Ray task failed ({exc}); rerun with --resume to "
                                 "continue a batch") from None
@@ -316,10 +366,10 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], *, workers: int | None
 
 
 def _dispatch(fn: Callable[[T], R], chunks: Iterator[list[T]], workers: int | None,
-              ray: str | bool | None) -> Iterator[list[R]]:
+              ray: str | bool | None, budget: int | None = None) -> Iterator[list[R]]:
     if ray:
-        return _on_ray(fn, chunks, ray, workers)
-    return _local(fn, chunks, workers or default_workers())
+        return _on_ray(fn, chunks, ray, workers, budget)
+    return _local(fn, chunks, workers or default_workers(), budget)
 
 
 def solve_many(requests_or_documents: Iterable[object], *, workers: int | None = None,
@@ -350,7 +400,7 @@ def answer_lines(lines: Iterable[bytes | None], *, first: int = 1, workers: int 
     :func:`read_lines` gives them), one list per chunk, in order."""
     _check(workers, chunk_size)
     return _dispatch(_numbered_line, _line_chunks(enumerate(lines, start=first), chunk_size),
-                     workers, ray)
+                     workers, ray, CHUNK_BYTES)
 
 
 def _whole_lines(path: str) -> tuple[int, int]:
@@ -506,9 +556,37 @@ def _replace(target: str, old: os.stat_result | None) -> IO[bytes]:
     return os.fdopen(fd, "wb")
 
 
-def _open_out(target: str, old: os.stat_result | None, resume_at: int | None) -> IO[bytes]:
+@contextmanager
+def _answers_only_on_stdout() -> Iterator[IO[bytes]]:
+    """Where answers written to standard output go. When standard output is the
+    process's descriptor 1, descriptor 1 itself is pointed at standard error until the
+    end, so that what else writes there (Ray's processes, which inherit it, and print
+    their messages among the answers; a C library's log) goes to standard error, and
+    the answers go to a copy of the real standard output: line *i* answers line *i*."""
+    try:
+        sys.stdout.flush()
+        real = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):  # no descriptor: a stand-in (tests)
+        real = False
+    if not real:
+        yield sys.stdout.buffer
+        return
+    answers_fd = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with open(answers_fd, "wb", closefd=False) as answers:
+            yield answers
+    finally:
+        with suppress(OSError, ValueError):
+            sys.stdout.flush()  # what was printed meanwhile goes to standard error
+        os.dup2(answers_fd, 1)
+        os.close(answers_fd)
+
+
+def _open_out(target: str, old: os.stat_result | None, resume_at: int | None,
+              stdout: IO[bytes] | None = None) -> IO[bytes]:
     if target == "-":
-        return sys.stdout.buffer
+        return sys.stdout.buffer if stdout is None else stdout
     try:
         if resume_at is not None:
             f = open(target, "r+b")  # noqa: SIM115 - the caller closes it
@@ -552,6 +630,8 @@ def batch(source: str, target: str, *, resume: bool = False, force: bool = False
         old = _check_out(source, in_stat, target, resume=resume, force=force)
         if resume and old is not None and not stat.S_ISREG(old.st_mode):
             raise BatchError(f"--resume needs OUT to be a regular file: {target} is not")
+        # Standard output carries the answers only, from before Ray's processes start.
+        stdout = stack.enter_context(_answers_only_on_stdout()) if target == "-" else None
         # Connect to Ray before OUT is touched: a failure there leaves OUT as it was.
         if ray:
             stack.enter_context(ray_session(ray, workers))
@@ -567,7 +647,7 @@ def batch(source: str, target: str, *, resume: bool = False, force: bool = False
                 raise BatchError(f"--resume: OUT {target} has {done} lines but IN {source} "
                                  f"only {skipped}: OUT is not the batch of this IN")
         # Every check has passed: only now is OUT written.
-        out = _open_out(target, old, resume_at)
+        out = _open_out(target, old, resume_at, stdout)
         if target != "-":
             stack.enter_context(out)
         total = None

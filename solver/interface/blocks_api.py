@@ -65,7 +65,7 @@ from trample.solver.rules.validate import check_legal
 REQUEST_FIELDS = frozenset({"blocks", "declarations", "fixed", "objective", "time_limit",
                             "ties", "limit", "blocker"})
 """What a board may carry at its top level besides the board itself (the options)."""
-ENUMERATE_LIMIT = 1_000
+ENUMERATE_LIMIT = 10_000
 """``enumerate_blocks`` lists at most this many declarations unless ``limit`` says."""
 MAX_ENUMERATE = 100_000
 MAX_DECLARATIONS = 10_000

@@ -53,7 +53,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _read_json(path: str, what: str) -> Any:
-    from trample.solver.interface.serve import decode
+    from trample.solver.interface.protocol import decode
 
     name = "standard input" if path == "-" else path
     try:
@@ -81,7 +81,7 @@ def _read_json(path: str, what: str) -> Any:
 def _read_json_or_text(arg: str, what: str) -> Any:
     """A JSON argument given inline (``'{"action": ...}'``) or as a path."""
     if arg.lstrip().startswith(("{", "[")):
-        from trample.solver.interface.serve import decode
+        from trample.solver.interface.protocol import decode
 
         try:
             return decode(arg)
@@ -91,7 +91,7 @@ def _read_json_or_text(arg: str, what: str) -> Any:
 
 
 def _encode(obj: Any) -> str:
-    from trample.solver.interface.serve import encode
+    from trample.solver.interface.protocol import encode
 
     try:
         return encode(obj)
@@ -369,10 +369,10 @@ def run(argv: Sequence[str]) -> int:
                      "sample, plan, pairs, rank, unrank, options, project, blocks, attack, "
                      "serve, batch, apply, demo; see --help)")
     if args.command == "serve":
-        from trample.solver.interface.serve import serve
+        from trample.solver.interface.serve import MAX_WORKERS, serve
 
-        if args.workers is not None and args.workers < 1:
-            raise _Usage("--workers: at least 1")
+        if args.workers is not None and not 1 <= args.workers <= MAX_WORKERS:
+            raise _Usage(f"--workers: at least 1 and at most {MAX_WORKERS}, not {args.workers}")
         return serve(out_of_order=args.out_of_order, workers=args.workers)
     if args.command == "batch":
         from trample.solver.interface.batch import batch

@@ -12,7 +12,10 @@ Two encodings of one combat's legal damage splits:
   to :meth:`SplitActions.weights` draws splits uniformly.
 
 Observations and masks are fixed-width NumPy arrays (``max_pairs``, ``max_amount``), so
-that combats of different sizes batch together.
+that combats of different sizes batch together. :class:`SplitEnv` passes Gymnasium's
+``check_env``: an amount outside the mask is refused without raising (the state stays as
+it was, the reward is ``illegal_reward``, ``info["illegal_action"]`` is true), as masked
+environments do; an action that is not an integer at all is a TypeError.
 """
 
 from __future__ import annotations
@@ -29,6 +32,32 @@ from trample.solver.interface.api import Prepared, prepare
 
 Document = Mapping[str, Any]
 INT64_MAX = 2**63 - 1
+
+
+def _integer(value: object, what: str) -> int:
+    """``value`` as an int when it is one (a Python or NumPy integer, or a 0-d integer
+    array); TypeError for anything else, a float or a bool included, rather than a
+    silent truncation."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} must be an integer, not {value!r}")
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.ndim == 0 \
+            and np.issubdtype(value.dtype, np.integer):
+        return int(value)
+    raise TypeError(f"{what} must be an integer, not {value!r}")
+
+
+def _amounts(values: Sequence[object] | npt.NDArray[Any], what: str) -> list[int]:
+    """A sequence of amounts as ints (TypeError for one that is not an integer,
+    ValueError for a negative one)."""
+    if isinstance(values, (str, bytes)) or np.ndim(values) != 1:  # type: ignore[arg-type]
+        raise TypeError(f"{what} must be a sequence of integer amounts, not {values!r}")
+    out = [_integer(v, f"{what}[{i}]") for i, v in enumerate(values)]
+    for i, amount in enumerate(out):
+        if amount < 0:
+            raise ValueError(f"{what}[{i}] must be at least 0, not {amount}")
+    return out
 
 
 class SplitActions:
@@ -53,14 +82,20 @@ class SplitActions:
         return spaces.Discrete(self.count)
 
     def decode(self, index: int) -> npt.NDArray[np.int64]:
-        """The split of action ``index``, as amounts over :attr:`pairs`."""
-        amounts = self.handle.actions.unrank(int(index))
+        """The split of action ``index``, as amounts over :attr:`pairs` (TypeError for an
+        index that is not an integer, ValueError for one outside ``range(count)``)."""
+        at = _integer(index, "index")
+        if not 0 <= at < self.count:
+            raise ValueError(f"index must be at least 0 and below {self.count} (the legal "
+                             f"splits), not {at}")
+        amounts = self.handle.actions.unrank(at)
         return np.array([amounts.get(p, 0) for p in self.pairs], dtype=np.int64)
 
     def encode(self, vector: Sequence[int] | npt.NDArray[np.integer[Any]]) -> int:
         """The action of a legal split given as amounts over :attr:`pairs`."""
-        entries = [{"source": s, "target": t, "amount": int(a)}
-                   for (s, t), a in zip(self.pairs, vector, strict=True)]
+        amounts = self._vector(vector)
+        entries = [{"source": s, "target": t, "amount": a}
+                   for (s, t), a in zip(self.pairs, amounts, strict=True)]
         index: int = self.handle.rank(entries)["index"]
         return index
 
@@ -68,29 +103,36 @@ class SplitActions:
                          ) -> str:
         """A flat action (an index) or a split (amounts over :attr:`pairs`) in words:
         ``"ogre->bear 2, ogre->dp 3"`` (pairs given nothing are left out)."""
-        if isinstance(action, (int, np.integer)):
-            vector = self.decode(int(action))
-        else:
-            vector = np.asarray(action)
-        parts = [f"{s}->{t} {int(a)}" for (s, t), a in zip(self.pairs, vector, strict=True)
-                 if a]
+        scalar = np.ndim(action) == 0  # an index (or a value that is not an action)
+        vector = self.decode(action).tolist() if scalar else self._vector(action)  # type: ignore[arg-type]
+        parts = [f"{s}->{t} {a}" for (s, t), a in zip(self.pairs, vector, strict=True) if a]
         return ", ".join(parts) if parts else "no damage"
+
+    def _vector(self, vector: Sequence[int] | npt.NDArray[np.integer[Any]]) -> list[int]:
+        """A split's amounts over :attr:`pairs`, checked: one integer for each pair."""
+        amounts = _amounts(vector, "split")
+        if len(amounts) != len(self.pairs):
+            raise ValueError(f"a split has one amount for each of the {len(self.pairs)} "
+                             f"pairs, not {len(amounts)}")
+        return amounts
 
     # -- autoregressive ------------------------------------------------------------------
 
     def _options(self, prefix: Sequence[int]) -> list[list[int]]:
-        if len(prefix) >= len(self.pairs):
-            raise ValueError("every pair already has its amount")
-        fixed = [{"source": s, "target": t, "amount": int(a)}
-                 for (s, t), a in zip(self.pairs, prefix, strict=False)]
-        pair = self.pairs[len(prefix)]
+        amounts = _amounts(prefix, "prefix")
+        if len(amounts) >= len(self.pairs):
+            raise ValueError(f"every pair already has its amount (a prefix of {len(amounts)} "
+                             f"amounts over {len(self.pairs)} pairs)")
+        fixed = [{"source": s, "target": t, "amount": a}
+                 for (s, t), a in zip(self.pairs, amounts, strict=False)]
+        pair = self.pairs[len(amounts)]
         found: list[list[int]] = self.handle.options(fixed, list(pair))["amounts"]
         return found
 
     def mask(self, prefix: Sequence[int], width: int) -> npt.NDArray[np.int8]:
         """For the pair after ``prefix`` (the amounts of the first pairs of
         :attr:`pairs`): 1 for each amount below ``width`` with a legal completion."""
-        out = np.zeros(width, dtype=np.int8)
+        out = np.zeros(_integer(width, "width"), dtype=np.int8)
         for amount, _ in self._options(prefix):
             if amount >= width:
                 raise ValueError(f"amount {amount} does not fit a mask of width {width}")
@@ -102,8 +144,10 @@ class SplitActions:
         (each amount's share of the completions)."""
         found = self._options(prefix)
         total = sum(n for _, n in found)
-        out = np.zeros(width, dtype=np.float64)
+        out = np.zeros(_integer(width, "width"), dtype=np.float64)
         for amount, n in found:
+            if amount >= width:
+                raise ValueError(f"amount {amount} does not fit weights of width {width}")
             out[amount] = n / total
         return out
 
@@ -119,15 +163,24 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
     (also :meth:`action_masks`) marks the amounts with a legal completion. When every
     pair has its amount the episode ends with ``reward(document, split)`` (default 0) and
     ``info["split"]``, the amounts over ``info["pairs"]``.
+
+    An amount outside the mask is refused, not raised on: the step leaves the episode as
+    it was (same observation and mask, not terminated, not truncated), rewards
+    ``illegal_reward`` and says ``info["illegal_action"]``. A :meth:`reset` that fails (the
+    next combat has no pair, more than ``max_pairs`` pairs, or an amount past
+    ``max_amount``) leaves the episode it found as it was; only the generator has moved
+    on, so the next reset draws another combat. :meth:`step` before the first reset or
+    after the episode ended is a RuntimeError.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (Gymnasium's field)
 
     def __init__(self, combats: Callable[[np.random.Generator], Document], *,
                  max_pairs: int = 8, max_amount: int = 16,
-                 reward: Callable[[Document, npt.NDArray[np.int64]], float] | None = None
-                 ) -> None:
+                 reward: Callable[[Document, npt.NDArray[np.int64]], float] | None = None,
+                 illegal_reward: float = -1.0) -> None:
         self.combats = combats
+        self.illegal_reward = float(illegal_reward)
         self.max_pairs = max_pairs
         self.max_amount = max_amount
         self.reward = reward
@@ -139,6 +192,7 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
         self.document: Document = {}
         self.actions: SplitActions | None = None
         self.chosen: list[int] = []
+        self.ended = False
         self._mask = np.zeros(max_amount + 1, dtype=np.int8)
 
     def _observe(self) -> dict[str, Any]:
@@ -146,9 +200,9 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
         amounts[:len(self.chosen)] = self.chosen
         return {"amounts": amounts, "pair": len(self.chosen)}
 
-    def _info(self) -> dict[str, Any]:
-        assert self.actions is not None
-        return {"action_mask": self._mask, "pairs": self.actions.pairs}
+    def _info(self, actions: SplitActions) -> dict[str, Any]:
+        # Copies: what a step returns is the caller's to keep, unchanged by later steps.
+        return {"action_mask": self._mask.copy(), "pairs": list(actions.pairs)}
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The current mask (the name maskable policies look for)."""
@@ -156,31 +210,41 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start on the next combat."""
+        """Start on the next combat (on failure, the episode in progress is left as it
+        was)."""
         super().reset(seed=seed)
-        self.document = self.combats(self.np_random)
-        self.actions = SplitActions(self.document)
-        if not self.actions.pairs:
+        document = self.combats(self.np_random)
+        actions = SplitActions(document)
+        if not actions.pairs:
             raise ValueError("the combat has no legal (source, recipient) pair to choose")
-        if len(self.actions.pairs) > self.max_pairs:
-            raise ValueError(f"the combat has {len(self.actions.pairs)} pairs, more than "
+        if len(actions.pairs) > self.max_pairs:
+            raise ValueError(f"the combat has {len(actions.pairs)} pairs, more than "
                              f"max_pairs={self.max_pairs}")
-        self.chosen = []
-        self._mask = self.actions.mask(self.chosen, self.max_amount + 1)
-        return self._observe(), self._info()
+        mask = actions.mask([], self.max_amount + 1)
+        self.document, self.actions, self.chosen, self._mask = document, actions, [], mask
+        self.ended = False
+        return self._observe(), self._info(actions)
 
     def step(self, action: np.int64 | int
              ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Give the next pair ``action`` as its amount (refused outside the mask)."""
-        assert self.actions is not None
-        a = int(action)
+        """Give the next pair ``action`` as its amount; an amount outside the mask is
+        refused (the episode stays as it was, rewarded ``illegal_reward``)."""
+        actions = self.actions
+        if actions is None:
+            raise RuntimeError("step() before reset(): call reset() to start an episode")
+        if self.ended:
+            raise RuntimeError("step() after the episode ended: call reset() to start "
+                               "another")
+        a = _integer(action, "action")
         if not (0 <= a < len(self._mask) and self._mask[a]):
-            raise ValueError(f"amount {a} has no legal completion (see the action mask)")
+            return self._observe(), self.illegal_reward, False, False, {
+                **self._info(actions), "illegal_action": True}
         self.chosen.append(a)
-        if len(self.chosen) < len(self.actions.pairs):
-            self._mask = self.actions.mask(self.chosen, self.max_amount + 1)
-            return self._observe(), 0.0, False, False, self._info()
+        if len(self.chosen) < len(actions.pairs):
+            self._mask = actions.mask(self.chosen, self.max_amount + 1)
+            return self._observe(), 0.0, False, False, self._info(actions)
         split = np.array(self.chosen, dtype=np.int64)
         self._mask = np.zeros(self.max_amount + 1, dtype=np.int8)
+        self.ended = True
         reward = 0.0 if self.reward is None else float(self.reward(self.document, split))
-        return self._observe(), reward, True, False, {**self._info(), "split": split}
+        return self._observe(), reward, True, False, {**self._info(actions), "split": split}

@@ -33,6 +33,8 @@ from trample.models.document.errors import InputError, InternalError, TrampleErr
 from trample.solver.count.counting import CountOutOfReach  # noqa: E402
 from trample.solver.interface import (  # noqa: E402
     api,
+    methods,
+    protocol,
     serve,
 )
 from trample.solver.optimize.objectives import TERMS  # noqa: E402
@@ -211,8 +213,8 @@ def solve_one_input(data: bytes) -> None:
 
 # -- serve -----------------------------------------------------------------------------------
 
-ERROR_CODES = {serve.PARSE_ERROR, serve.INVALID_REQUEST, serve.METHOD_NOT_FOUND,
-               serve.INVALID_PARAMS}
+ERROR_CODES = {protocol.PARSE_ERROR, protocol.INVALID_REQUEST, protocol.METHOD_NOT_FOUND,
+               protocol.INVALID_PARAMS}
 
 
 def _check_result(method: str, params: dict[str, Any], result: Any) -> None:
@@ -244,7 +246,7 @@ def _check_response(request: Any, response: Any) -> None:
         error = response["error"]
         if set(error) != {"code", "message"} or not isinstance(error["message"], str):
             raise Crash(f"malformed error {error!r}")
-        if error["code"] == serve.INTERNAL_ERROR:
+        if error["code"] == protocol.INTERNAL_ERROR:
             _reproduce(request)
             raise Crash(f"internal error: {error['message']}")
         if error["code"] not in ERROR_CODES:
@@ -264,18 +266,18 @@ def _check_response(request: Any, response: Any) -> None:
 def _reproduce(request: Any) -> None:
     """Re-run a request that ended in an internal error, so that the finding carries the
     original traceback rather than the server's one-line summary."""
-    if isinstance(request, dict) and request.get("method") in serve.METHODS:
+    if isinstance(request, dict) and request.get("method") in methods.METHODS:
         params = request.get("params", {})
         if isinstance(params, dict):
             with contextlib.suppress(TrampleError):
-                serve.METHODS[request["method"]](params)
+                methods.METHODS[request["method"]](params)
 
 
 def _owed(request: Any) -> list[Any]:
     """The requests of a request or batch that are owed a response (not notifications;
     anything that is not a valid request is owed a -32600)."""
     items = request if isinstance(request, list) else [request]
-    return [r for r in items if not serve.is_notification(r)]
+    return [r for r in items if not protocol.is_notification(r)]
 
 
 def respond_one(line: str, request: Any = _UNKNOWN) -> None:
@@ -286,7 +288,7 @@ def respond_one(line: str, request: Any = _UNKNOWN) -> None:
         raise Crash(f"respond gave {answer!r}")
     if request is _UNKNOWN:
         if answer is not None:
-            serve.decode(answer)
+            protocol.decode(answer)
         return
     owed = _owed(request)
     if isinstance(request, list) and not request:
@@ -297,7 +299,7 @@ def respond_one(line: str, request: Any = _UNKNOWN) -> None:
         return
     if not owed:
         raise Crash(f"a notification was answered: {line[:300]!r} -> {answer[:300]!r}")
-    decoded = serve.decode(answer)
+    decoded = protocol.decode(answer)
     if isinstance(request, list) and request:
         if not isinstance(decoded, list) or len(decoded) != len(owed):
             raise Crash(f"a batch of {len(owed)} owed requests got {answer[:300]!r}")
@@ -314,7 +316,7 @@ def _serve_loop(lines: list[bytes]) -> None:
     if status != 0:
         raise Crash(f"serve ended with status {status}")
     for line in out.getvalue().splitlines():
-        serve.decode(line)
+        protocol.decode(line)
 
 
 def serve_one_input(data: bytes) -> None:
@@ -325,7 +327,7 @@ def serve_one_input(data: bytes) -> None:
     if _json_or_none(data) is not None or mode == 6:
         line = data.decode("utf-8", "surrogateescape").replace("\n", " ").replace("\r", " ")
         try:
-            request = serve.decode(line)
+            request = protocol.decode(line)
         except (ValueError, RecursionError):
             request = _UNKNOWN
         respond_one(line, request)
@@ -345,7 +347,7 @@ def serve_one_input(data: bytes) -> None:
     sent = [shapes.request(d) for _ in range(d.int(0, 4))] if mode == 9 else shapes.request(d)
     line = json.dumps(sent)  # NaN and Infinity come out as literals: refused as -32700
     try:
-        request = serve.decode(line)
+        request = protocol.decode(line)
     except ValueError:
         request = _UNKNOWN
     respond_one(line, request)
