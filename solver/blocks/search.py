@@ -30,7 +30,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import product
+from operator import or_
 
 from trample.models.document.board import Board
 from trample.models.document.errors import InputError
@@ -210,7 +212,8 @@ class _Gangs:
         # their part is known from the start), then the most threatening, whose parts
         # weigh most on the value (so that the floors of the units still open are small).
         self.units = sorted((tuple(u) for u in units.values()), key=self._threat)
-        self.unit_able = [sum(self.able[a] for a in unit) for unit in self.units]
+        self.unit_able = [reduce(or_, (self.able[a] for a in unit), 0) for unit in self.units]
+        """The blockers that may block some attacker of each unit (a bitwise or)."""
         self.target = most_obeyed(rules) if rules.requirements else None
         self.totals = Totals(combat, ev, range(len(ev.opponents)))
         floors = [self._floor(unit) for unit in self.units]
