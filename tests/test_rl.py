@@ -174,3 +174,68 @@ def test_the_masked_environment_example_runs() -> None:
     counts = masked_env.main(["--episodes", "60", "--seed", "4", "--illegal-every", "3"])
     assert counts["legal"] == 60 and counts["refused"] > 0
     assert counts["steps"] >= 60 + counts["refused"]
+
+
+# -- SPEC §11: blocking as actions ----------------------------------------------------------
+
+
+def test_block_actions_draw_every_legal_declaration_with_equal_weight() -> None:
+    # Multiplying the weights along a declaration's choices gives 1/count for every legal
+    # declaration, so drawing by them draws uniformly; and the masks allow exactly the
+    # legal declarations (enumerate_blocks lists them).
+    from trample.solver.examples.blocking_env import random_board
+    from trample.solver.interface.rl import BlockActions
+
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        board = random_board(rng)
+        actions = BlockActions(board)
+        width = 1 << len(actions.attackers)
+        reached: list[list[dict[str, str]]] = []
+
+        def walk(prefix: list[int], weight: float, actions: BlockActions = actions,
+                 width: int = width, reached: list[list[dict[str, str]]] = reached) -> None:
+            if len(prefix) == len(actions.blockers):
+                assert weight == pytest.approx(1 / actions.count)
+                reached.append(actions.declaration(prefix))
+                return
+            mask = actions.mask(prefix, width)
+            weights = actions.weights(prefix, width)
+            assert set(np.flatnonzero(mask)) == set(np.flatnonzero(weights))
+            for bits in np.flatnonzero(mask):
+                walk([*prefix, int(bits)], weight * weights[bits])
+
+        walk([], 1.0)
+        listed = api.enumerate_blocks(board)["declarations"]
+
+        def pairs(declaration: list[dict[str, str]]) -> frozenset[tuple[str, str]]:
+            return frozenset((p["blocker"], p["attacker"]) for p in declaration)
+
+        assert sorted(map(sorted, map(pairs, reached))) == sorted(map(sorted, map(pairs, listed)))
+        assert len(reached) == actions.count == api.count_blocks(board)["count"]
+
+
+def test_the_blocking_environment_passes_gymnasiums_checker_and_ends_legal() -> None:
+    from trample.solver.examples import blocking_env
+
+    found = blocking_env.main(["--episodes", "12", "--seed", "3"])
+    assert found["episodes"] == 12
+    # The best block is at least as good for the defender as random legal blocks.
+    assert found["best_block_reward"] >= found["mean_reward"]
+
+
+def test_the_blocking_environment_refuses_a_choice_outside_the_mask() -> None:
+    from trample.solver.examples.blocking_env import random_board
+    from trample.solver.interface.rl import BlockEnv
+
+    env = BlockEnv(random_board, max_blockers=3, max_attackers=3, illegal_reward=-5.0)
+    with pytest.raises(RuntimeError, match="before reset"):
+        env.step(0)
+    observation, info = env.reset(seed=11)
+    outside = np.flatnonzero(info["action_mask"] == 0)
+    assert outside.size, "a board whose first blocker may make every choice"
+    again, reward, done, truncated, refused = env.step(int(outside[0]))
+    assert refused["illegal_action"] and reward == -5.0 and not done and not truncated
+    assert np.array_equal(again["choices"], observation["choices"])
+    with pytest.raises(TypeError):
+        env.step(1.5)  # type: ignore[arg-type]

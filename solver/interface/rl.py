@@ -248,3 +248,181 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
         self.ended = True
         reward = 0.0 if self.reward is None else float(self.reward(self.document, split))
         return self._observe(), reward, True, False, {**self._info(actions), "split": split}
+
+
+# -- SPEC §11: blocks as actions ---------------------------------------------------------
+
+
+class BlockActions:
+    """The legal block declarations of one board, one blocker's choice at a time.
+
+    A blocker's choice is a set of attackers, as a bitmask over :attr:`attackers` (the
+    board's attacking creatures in document order: bit ``j`` for attacker ``j``), so that
+    boards of different sizes share one action space. :attr:`blockers` are the creatures
+    that may block something, in declaration order; :meth:`mask` marks the choices of the
+    next one that have a legal completion, and :meth:`weights` their share of the
+    completions (drawing each choice by them draws a legal declaration uniformly).
+    """
+
+    def __init__(self, board: Document) -> None:
+        from trample.models.game.declarations import block_rules
+        from trample.solver.interface.blocks_api import read_board
+
+        self.board = read_board(board)
+        self.rules = block_rules(self.board)
+        self.attackers: list[str] = list(self.rules.attackers)
+        self.blockers: list[str] = list(self.rules.blockers)
+        self.count: int = self._program({}).count()
+
+    def _program(self, fixed: Mapping[str, Sequence[str]]) -> Any:
+        from trample.solver.blocks.space import program
+
+        return program(self.rules, fixed)
+
+    def choice(self, bits: int) -> tuple[str, ...]:
+        """The attackers of a bitmask, in document order."""
+        return tuple(a for j, a in enumerate(self.attackers) if bits >> j & 1)
+
+    def bits(self, attackers: Sequence[str]) -> int:
+        """The bitmask of a set of attackers."""
+        return sum(1 << self.attackers.index(a) for a in attackers)
+
+    def _options(self, prefix: Sequence[int]) -> list[tuple[int, int]]:
+        if len(prefix) >= len(self.blockers):
+            raise ValueError("every blocker already has its choice")
+        fixed = {b: self.choice(_integer(bits, f"choices[{i}]"))
+                 for i, (b, bits) in enumerate(zip(self.blockers, prefix, strict=False))}
+        found = self._program(fixed).options_of(self.blockers[len(prefix)])
+        return [(self.bits(c), n) for c, n in found]
+
+    def mask(self, prefix: Sequence[int], width: int) -> npt.NDArray[np.int8]:
+        """For the blocker after ``prefix`` (the choices of the first blockers): 1 for each
+        choice below ``width`` with a legal completion."""
+        out = np.zeros(width, dtype=np.int8)
+        for bits, _ in self._options(prefix):
+            if bits >= width:
+                raise ValueError(f"choice {bits} does not fit a mask of width {width}")
+            out[bits] = 1
+        return out
+
+    def weights(self, prefix: Sequence[int], width: int) -> npt.NDArray[np.float64]:
+        """The probabilities of the next blocker's choices under a uniform draw of the
+        declaration (each choice's share of the completions)."""
+        found = self._options(prefix)
+        total = sum(n for _, n in found)
+        out = np.zeros(width, dtype=np.float64)
+        for bits, n in found:
+            out[bits] = n / total
+        return out
+
+    def declaration(self, choices: Sequence[int]) -> list[dict[str, str]]:
+        """The declaration of every blocker's choice, as ``check_blocks`` takes it."""
+        return [{"blocker": b, "attacker": a}
+                for b, bits in zip(self.blockers, choices, strict=True)
+                for a in self.choice(int(bits))]
+
+
+class BlockEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-ignore]
+    """Declare a board's blocks one blocker at a time (SPEC §11).
+
+    Each episode takes a board from ``boards`` (called with the environment's NumPy
+    generator). The observation holds ``choices`` (each blocker's choice so far, as a
+    bitmask over the attackers, -1 for those still open, padded to ``max_blockers``) and
+    ``blocker`` (the position of the blocker to choose next); the action is that
+    blocker's choice, ``Discrete(2 ** max_attackers)``. ``info["action_mask"]`` (also
+    :meth:`action_masks`) marks the choices with a legal completion, so that an episode
+    kept to the mask ends on a legal declaration (509.1a-c). It ends with
+    ``reward(board, declaration)`` (default 0) and ``info["declaration"]``, the pairs as
+    ``check_blocks`` and ``evaluate_blocks`` take them; ``trample.api.evaluate_blocks``
+    gives its exact value, the natural reward of a blocking agent.
+
+    As :class:`SplitEnv`: a choice outside the mask is refused without raising (the
+    episode stays as it was, the reward is ``illegal_reward``, ``info["illegal_action"]``
+    is true); a failed :meth:`reset` leaves the episode as it was; :meth:`step` before a
+    reset or after the end is a RuntimeError.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (Gymnasium's field)
+
+    def __init__(self, boards: Callable[[np.random.Generator], Document], *,
+                 max_blockers: int = 8, max_attackers: int = 6,
+                 reward: Callable[[Document, list[dict[str, str]]], float] | None = None,
+                 illegal_reward: float = -1.0) -> None:
+        if not 1 <= max_attackers <= 16:
+            raise ValueError("max_attackers: from 1 to 16 (the action is a bitmask over "
+                             "them)")
+        self.boards = boards
+        self.max_blockers = max_blockers
+        self.max_attackers = max_attackers
+        self.reward = reward
+        self.illegal_reward = float(illegal_reward)
+        width = 1 << max_attackers
+        self.action_space = spaces.Discrete(width)
+        self.observation_space = spaces.Dict({
+            "choices": spaces.Box(-1, width - 1, shape=(max_blockers,), dtype=np.int64),
+            "blocker": spaces.Discrete(max_blockers + 1),
+        })
+        self.document: Document = {}
+        self.actions: BlockActions | None = None
+        self.chosen: list[int] = []
+        self.ended = False
+        self._mask = np.zeros(width, dtype=np.int8)
+
+    def _observe(self) -> dict[str, Any]:
+        choices = np.full(self.max_blockers, -1, dtype=np.int64)
+        choices[:len(self.chosen)] = self.chosen
+        return {"choices": choices, "blocker": len(self.chosen)}
+
+    def _info(self, actions: BlockActions) -> dict[str, Any]:
+        return {"action_mask": self._mask.copy(), "blockers": list(actions.blockers),
+                "attackers": list(actions.attackers)}
+
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """The current mask (the name maskable policies look for)."""
+        return self._mask
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Start on the next board (on failure, the episode in progress is left as it
+        was)."""
+        super().reset(seed=seed)
+        document = self.boards(self.np_random)
+        actions = BlockActions(document)
+        if not actions.blockers:
+            raise ValueError("the board has no creature that may block: no choice to make")
+        if len(actions.blockers) > self.max_blockers:
+            raise ValueError(f"the board has {len(actions.blockers)} creatures that may "
+                             f"block, more than max_blockers={self.max_blockers}")
+        if len(actions.attackers) > self.max_attackers:
+            raise ValueError(f"the board has {len(actions.attackers)} attackers, more than "
+                             f"max_attackers={self.max_attackers}")
+        mask = actions.mask([], 1 << self.max_attackers)
+        self.document, self.actions, self.chosen, self._mask = document, actions, [], mask
+        self.ended = False
+        return self._observe(), self._info(actions)
+
+    def step(self, action: np.int64 | int
+             ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """Give the next blocker ``action`` (a bitmask of attackers) as its choice; a choice
+        outside the mask is refused (the episode stays as it was)."""
+        actions = self.actions
+        if actions is None:
+            raise RuntimeError("step() before reset(): call reset() to start an episode")
+        if self.ended:
+            raise RuntimeError("step() after the episode ended: call reset() to start "
+                               "another")
+        a = _integer(action, "action")
+        if not (0 <= a < len(self._mask) and self._mask[a]):
+            return self._observe(), self.illegal_reward, False, False, {
+                **self._info(actions), "illegal_action": True}
+        self.chosen.append(a)
+        if len(self.chosen) < len(actions.blockers):
+            self._mask = actions.mask(self.chosen, 1 << self.max_attackers)
+            return self._observe(), 0.0, False, False, self._info(actions)
+        declaration = actions.declaration(self.chosen)
+        self._mask = np.zeros(1 << self.max_attackers, dtype=np.int8)
+        self.ended = True
+        reward = 0.0 if self.reward is None else float(self.reward(self.document,
+                                                                   declaration))
+        return self._observe(), reward, True, False, {**self._info(actions),
+                                                      "declaration": declaration}
