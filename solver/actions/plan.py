@@ -18,7 +18,7 @@ them.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -92,29 +92,47 @@ class Scorer:
         self.battles = frozenset(t.id for t in battle_targets(combat))
 
     def score(self, first: StepResult | None, second: StepResult) -> Vector:
-        steps = [s for s in (first, second) if s is not None]
-        lost = frozenset().union(*(s.lost for s in steps)) & self.opponents
-        died = frozenset().union(*(s.died for s in steps))
-        walkers = frozenset().union(*(s.walkers_died for s in steps)) & self.walkers
-        battles = frozenset().union(*(s.battles_died for s in steps)) & self.battles
-        active = self.combat.active_player
-        deaths = sum(v for c, v in self.blockers.items() if c in died)
-        values: dict[str, int] = {
-            "losses": len(lost),
-            "deaths": deaths,
-            "survivals": sum(v for c, v in self.attackers.items() if c not in died),
-            "trade": deaths - sum(v for c, v in self.attackers.items() if c in died),
-            "planeswalker_deaths": len(walkers),
-            "battle_deaths": len(battles),
-            "poison": sum(n for s in steps for p, n in s.outcome.poison.items()
-                          if p in self.opponents),
-            "life_loss": sum(n for s in steps for p, n in s.outcome.life_loss.items()
-                             if p in self.opponents),
-            "loyalty_loss": sum(sum(s.outcome.loyalty_loss.values()) for s in steps),
-            "defense_loss": sum(sum(s.outcome.defense_loss.values()) for s in steps),
-            "life_gain": sum(s.outcome.life_gain.get(active, 0) for s in steps),
-        }
-        return tuple(values[t] for t in self.terms)
+        steps = (second,) if first is None else (first, second)
+        died = second.died if first is None else first.died | second.died
+        return tuple(_TERMS[t](self, steps, died) for t in self.terms)
+
+    def _deaths(self, died: frozenset[str]) -> int:
+        return sum(v for c, v in self.blockers.items() if c in died)
+
+    def _losses(self, steps: Sequence[StepResult]) -> int:
+        return len(frozenset().union(*(s.lost for s in steps)) & self.opponents)
+
+    def _poison(self, steps: Sequence[StepResult]) -> int:
+        return sum(n for s in steps for p, n in s.outcome.poison.items()
+                   if p in self.opponents)
+
+    def _life_loss(self, steps: Sequence[StepResult]) -> int:
+        return sum(n for s in steps for p, n in s.outcome.life_loss.items()
+                   if p in self.opponents)
+
+
+Steps = Sequence[StepResult]
+_TERMS: dict[str, Callable[[Scorer, Steps, frozenset[str]], int]] = {
+    # Each term on its own, so that a line is scored for the terms asked only.
+    "losses": lambda s, steps, died: s._losses(steps),
+    "deaths": lambda s, steps, died: s._deaths(died),
+    "survivals": lambda s, steps, died: sum(v for c, v in s.attackers.items()
+                                            if c not in died),
+    "trade": lambda s, steps, died: s._deaths(died) - sum(
+        v for c, v in s.attackers.items() if c in died),
+    "planeswalker_deaths": lambda s, steps, died: len(
+        frozenset().union(*(r.walkers_died for r in steps)) & s.walkers),
+    "battle_deaths": lambda s, steps, died: len(
+        frozenset().union(*(r.battles_died for r in steps)) & s.battles),
+    "poison": lambda s, steps, died: s._poison(steps),
+    "life_loss": lambda s, steps, died: s._life_loss(steps),
+    "loyalty_loss": lambda s, steps, died: sum(sum(r.outcome.loyalty_loss.values())
+                                               for r in steps),
+    "defense_loss": lambda s, steps, died: sum(sum(r.outcome.defense_loss.values())
+                                               for r in steps),
+    "life_gain": lambda s, steps, died: sum(
+        r.outcome.life_gain.get(s.combat.active_player, 0) for r in steps),
+}
 
 
 def splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
