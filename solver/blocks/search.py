@@ -223,11 +223,12 @@ class _Gangs:
             self.rest_floor.append(_sum_outcomes(floors[u:], len(ev.opponents),
                                                  len(ev.rest)))
         self.floors = floors
-        self.options: dict[tuple[int, int], list[tuple[dict[str, int], Profile | None]]] = {}
+        self.options: dict[tuple[int, int], list[tuple[dict[str, int], Outcome | None]]] = {}
         """Each unit's ways to get gangs from some free blockers, best first."""
         self.gangs: dict[tuple[int, tuple[int, ...]], tuple[Vector, tuple[int, ...],
-                                                            Profile | None]] = {}
-        """Per unit and gangs: the unit's own value, its declaration vector, its profile."""
+                                                            Outcome | None]] = {}
+        """Per unit and gangs: the value of its quick play alone, its declaration vector,
+        the quick play."""
         self.nodes = 0
 
     def _threat(self, unit: Sequence[str]) -> tuple[int, int]:
@@ -300,29 +301,33 @@ class _Gangs:
         return self.ev.profile(made, members)
 
     def _unit_options(self, u: int, free: int
-                      ) -> list[tuple[dict[str, int], Profile | None]]:
-        """Every way to give unit ``u``'s attackers gangs from ``free``, best first by
-        the unit's own value (worked out once per unit and free blockers it can use)."""
+                      ) -> list[tuple[dict[str, int], Outcome | None]]:
+        """Every way to give unit ``u``'s attackers gangs from ``free``, each with one play
+        of its part found without a search (:meth:`Evaluator.quick`), best first by that
+        play's value (worked out once per unit and free blockers it can use)."""
         key = (u, free & self.unit_able[u])
         found = self.options.get(key)
         if found is not None:
             return found
         unit = self.units[u]
-        ranked: list[tuple[Vector, tuple[int, ...], dict[str, int], Profile | None]] = []
+        ranked: list[tuple[Vector, tuple[int, ...], dict[str, int], Outcome | None]] = []
         for masks in self._unit_masks(unit, 0, free, {}):
             gang = (u, tuple(masks[a] for a in unit))
             known = self.gangs.get(gang)
             if known is None:
                 self.watch.check()
-                prof = self._unit_profile(unit, masks)
+                blocks = self._blocks({a: masks[a] for a in unit})
+                made = self.board.made(blocks)
+                members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
+                play = self.ev.quick(made, members)
                 totals = self.totals
-                alone = totals.best(totals.add(totals.start(), prof))[0] \
-                    if prof is not None else ()
-                vector = declaration_vector(self.rules, self._blocks(masks))
-                known = self.gangs[gang] = (alone, vector, prof)
+                alone = totals.best(totals.add(totals.start(), Profile((play,))))[0] \
+                    if play is not None else ()
+                vector = declaration_vector(self.rules, blocks)
+                known = self.gangs[gang] = (alone, vector, play)
             ranked.append((known[0], known[1], masks, known[2]))
         ranked.sort(key=lambda f: (f[0], f[1]))
-        found = [(m, prof) for _, _, m, prof in ranked]
+        found = [(m, play) for _, _, m, play in ranked]
         self.options[key] = found
         return found
 
@@ -349,10 +354,18 @@ class _Gangs:
         if u == len(self.units):
             self._leaf(chosen, table, floored)
             return
-        for masks, prof in self._unit_options(u, free):
+        unit = self.units[u]
+        for masks, play in self._unit_options(u, free):
             if self._done():
                 return
             now = {**chosen, **masks}
+            # First at the one play found without a search: the part is worth at least
+            # that to the attackers, so a branch already hopeless with it is cut before
+            # the part's profile is worked out.
+            if play is not None and not self._hopeful(
+                    u + 1, now, self.totals.add(table, Profile((play,)))):
+                continue
+            prof = self._unit_profile(unit, masks)
             # A part in which the defenders choose counts at its floor until the leaf.
             after = self.totals.add(table, prof if prof is not None
                                     else Profile((self.floors[u],)))

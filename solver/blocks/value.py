@@ -43,7 +43,9 @@ from trample.solver.actions.plan import (
     plan_size,
     splits,
 )
+from trample.solver.optimize.greedy import greedy
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.legal_space import legal_space
 
 BLOCK_TERMS: tuple[str, ...] = ("losses", "trade", "planeswalker_deaths", "battle_deaths",
                                 "poison", "life_loss", "loyalty_loss", "defense_loss",
@@ -245,6 +247,28 @@ class Evaluator:
             found = None
         self.profiles[key] = found
         return found
+
+    def quick(self, combat: Combat, members: Sequence[str]) -> Outcome | None:
+        """One play of a one-player part, found without a search: each step's greedy
+        split (lethal damage in order, the rest past it), the defenders' forced reply.
+        The attackers can always play it, so the part is worth at least this to them;
+        None when the defending players choose in the part."""
+        part = sub_combat(combat, members)
+        first_space = legal_space(part, "blockers")
+        b1 = first_space.forced
+        if b1 is None:
+            return None
+        a1 = greedy(legal_space(part, "attackers"))
+        first = deal_step(part, {**a1, **b1})
+        regular = first.after
+        assert regular is not None
+        b2 = legal_space(regular, "blockers").forced
+        if b2 is None:
+            return None
+        a2 = greedy(legal_space(regular, "attackers"))
+        second = deal_step(regular, {**a2, **b2}, last=True)
+        return Outcome(self._players(part, first, second),
+                       Scorer(part, self.rest).score(first, second), (a1, b1, a2, b2))
 
     def _outcomes(self, part: Combat) -> list[Outcome]:
         scorer = Scorer(part, self.rest)
