@@ -25,8 +25,9 @@ from gymnasium.utils.env_checker import check_env
 from trample.solver.interface import api
 from trample.solver.interface.rl import BlockEnv
 
-ATTACKER_KEYWORDS = ([], ["flying"], ["trample"], ["menace"], ["first strike"])
-BLOCKER_KEYWORDS = ([], [], ["reach"], ["deathtouch"])
+ATTACKER_KEYWORDS: tuple[list[str], ...] = ([], ["flying"], ["trample"], ["menace"],
+                                           ["first strike"])
+BLOCKER_KEYWORDS: tuple[list[str], ...] = ([], [], ["reach"], ["deathtouch"])
 
 
 def random_board(rng: np.random.Generator) -> dict[str, Any]:
@@ -49,9 +50,10 @@ def random_board(rng: np.random.Generator) -> dict[str, Any]:
             "creatures": creatures}
 
 
-def value_reward(board: Mapping[str, Any], declaration: list[dict[str, str]]) -> float:
+def value_reward(board: Mapping[str, Any], declaration: Sequence[Mapping[str, object]]
+                 ) -> float:
     """Minus the attackers' trade, and minus 100 if the defending player loses."""
-    result = api.evaluate_blocks(board, [declaration], objective=["losses", "trade"])
+    result = api.evaluate_blocks(board, [list(declaration)], objective=["losses", "trade"])
     objective = result["results"][0]["objective"]
     return -float(100 * objective["losses"] + objective["trade"])
 
