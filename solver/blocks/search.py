@@ -48,6 +48,7 @@ from trample.solver.blocks.value import (
     Evaluation,
     Evaluator,
     Outcome,
+    Players,
     Profile,
     Table,
     Totals,
@@ -217,12 +218,8 @@ class _Gangs:
         self.target = most_obeyed(rules) if rules.requirements else None
         self.totals = Totals(combat, ev, range(len(ev.opponents)))
         floors = [self._floor(unit) for unit in self.units]
-        # The floors of the units from u on, added up: what the open units count for.
-        self.rest_floor: list[Outcome] = []
-        for u in range(len(self.units) + 1):
-            self.rest_floor.append(_sum_outcomes(floors[u:], len(ev.opponents),
-                                                 len(ev.rest)))
         self.floors = floors
+        self._rest_cache: dict[tuple[int, int], Outcome] = {}
         self.options: dict[tuple[int, int], list[tuple[dict[str, int], Outcome | None]]] = {}
         """Each unit's ways to get gangs from some free blockers, best first."""
         self.gangs: dict[tuple[int, tuple[int, ...]], tuple[Vector, tuple[int, ...],
@@ -230,6 +227,11 @@ class _Gangs:
         """Per unit and gangs: the value of its quick play alone, its declaration vector,
         the quick play."""
         self.nodes = 0
+        self.tables: list[_Floors | None] = [self._tables(u) for u in range(len(self.units))]
+        """Per unit, its floor for each set of free blockers (None: the fixed floor)."""
+        self.rest_able = [reduce(or_, self.unit_able[u:], 0)
+                          for u in range(len(self.units) + 1)]
+        """The blockers that may block some unit from ``u`` on."""
 
     def _threat(self, unit: Sequence[str]) -> tuple[int, int]:
         combat = self.board.combat
@@ -266,6 +268,59 @@ class _Gangs:
             else:  # the others count damage, counters, life and deaths: never below 0
                 floor.append(0)
         return Outcome(tuple(players), tuple(floor), ({}, {}, {}, {}))
+
+    def _tables(self, u: int) -> _Floors | None:
+        """A unit's floor for every set of free blockers: over each gang it may get from
+        them, the least of each player's total and the least of the terms (in order) of
+        that gang's quick play (:meth:`Evaluator.quick`), which the attackers can always
+        play. Worked out for a unit of one attacker with at most :data:`FLOOR_GANGS`
+        gangs; None otherwise (the unit then counts at its fixed floor)."""
+        unit = self.units[u]
+        if len(unit) != 1:
+            return None
+        able = [b for b in self.blockers if self.able[unit[0]] & self.bit[b]]
+        if (1 << len(able)) > FLOOR_GANGS:
+            return None
+        least = self.rules.least.get(unit[0], 1)
+        most = self.rules.most.get(unit[0])
+        size = 1 << len(able)
+        players: list[Players | None] = [None] * size
+        terms: list[Vector | None] = [None] * size
+        for sub in range(size):
+            n = bin(sub).count("1")
+            if n and (n < least or (most is not None and n > most)):
+                continue
+            mask = sum(self.bit[b] for j, b in enumerate(able) if sub >> j & 1)
+            play = self._quick(u, {unit[0]: mask})
+            if play is None:
+                return None
+            players[sub], terms[sub] = play.players, play.terms
+        # Least over the subsets of each set (sum over subsets, with min for sum).
+        for j in range(len(able)):
+            bit = 1 << j
+            for sub in range(size):
+                if sub & bit:
+                    lower = sub ^ bit
+                    players[sub] = _least_players(players[sub], players[lower])
+                    if terms[sub] is None or (terms[lower] is not None
+                                              and terms[lower] < terms[sub]):  # type: ignore[operator]
+                        terms[sub] = terms[lower]
+        return _Floors([self.bit[b] for b in able],
+                       [Outcome(pl, te, ({}, {}, {}, {}))  # type: ignore[arg-type]
+                        for pl, te in zip(players, terms, strict=True)])
+
+    def _rest_floor(self, u: int, free: int) -> Outcome:
+        """What the units from ``u`` on count for, with the blockers of ``free`` left
+        (worked out once per unit and free blockers that matter to the units left)."""
+        key = (u, free & self.rest_able[u])
+        found = self._rest_cache.get(key)
+        if found is None:
+            floors = [self.floors[v] if self.tables[v] is None
+                      else self.tables[v].floor(free)  # type: ignore[union-attr]
+                      for v in range(u, len(self.units))]
+            found = self._rest_cache[key] = _sum_outcomes(floors, len(self.ev.opponents),
+                                                          len(self.ev.rest))
+        return found
 
     # -- the search ----------------------------------------------------------------------
 
@@ -313,23 +368,30 @@ class _Gangs:
         ranked: list[tuple[Vector, tuple[int, ...], dict[str, int], Outcome | None]] = []
         for masks in self._unit_masks(unit, 0, free, {}):
             gang = (u, tuple(masks[a] for a in unit))
-            known = self.gangs.get(gang)
-            if known is None:
-                self.watch.check()
-                blocks = self._blocks({a: masks[a] for a in unit})
-                made = self.board.made(blocks)
-                members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
-                play = self.ev.quick(made, members)
-                totals = self.totals
-                alone = totals.best(totals.add(totals.start(), Profile((play,))))[0] \
-                    if play is not None else ()
-                vector = declaration_vector(self.rules, blocks)
-                known = self.gangs[gang] = (alone, vector, play)
-            ranked.append((known[0], known[1], masks, known[2]))
+            play = self._quick(u, masks)
+            known = self.gangs[gang]
+            ranked.append((known[0], known[1], masks, play))
         ranked.sort(key=lambda f: (f[0], f[1]))
         found = [(m, play) for _, _, m, play in ranked]
         self.options[key] = found
         return found
+
+    def _quick(self, u: int, masks: Mapping[str, int]) -> Outcome | None:
+        """The quick play of unit ``u`` with these gangs (worked out once)."""
+        unit = self.units[u]
+        gang = (u, tuple(masks[a] for a in unit))
+        known = self.gangs.get(gang)
+        if known is None:
+            self.watch.check()
+            blocks = self._blocks({a: masks[a] for a in unit})
+            made = self.board.made(blocks)
+            members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
+            play = self.ev.quick(made, members)
+            totals = self.totals
+            alone = totals.best(totals.add(totals.start(), Profile((play,))))[0] \
+                if play is not None else ()
+            known = self.gangs[gang] = (alone, declaration_vector(self.rules, blocks), play)
+        return known[2]
 
     def _unit_masks(self, unit: Sequence[str], i: int, free: int, got: dict[str, int]
                     ) -> Iterator[dict[str, int]]:
@@ -362,26 +424,27 @@ class _Gangs:
             # First at the one play found without a search: the part is worth at least
             # that to the attackers, so a branch already hopeless with it is cut before
             # the part's profile is worked out.
+            used = 0
+            for m in masks.values():
+                used |= m
             if play is not None and not self._hopeful(
-                    u + 1, now, self.totals.add(table, Profile((play,)))):
+                    u + 1, now, self.totals.add(table, Profile((play,))), free & ~used):
                 continue
             prof = self._unit_profile(unit, masks)
             # A part in which the defenders choose counts at its floor until the leaf.
             after = self.totals.add(table, prof if prof is not None
                                     else Profile((self.floors[u],)))
-            if not self._hopeful(u + 1, now, after):
+            if not self._hopeful(u + 1, now, after, free & ~used):
                 continue
-            used = 0
-            for m in masks.values():
-                used |= m
             self._descend(u + 1, free & ~used, now, after, floored or prof is None)
 
-    def _hopeful(self, u: int, chosen: Mapping[str, int], table: Table) -> bool:
-        """Whether a declaration below may still be better than the best found."""
+    def _hopeful(self, u: int, chosen: Mapping[str, int], table: Table, free: int) -> bool:
+        """Whether a declaration below may still be better than the best found (units
+        from ``u`` on open, the blockers of ``free`` left for them)."""
         best = self.best
         if best.value is None:
             return True
-        floor = self.totals.best(table, self.rest_floor[u])[0]
+        floor = self.totals.best(table, self._rest_floor(u, free))[0]
         if floor > best.value:
             return False
         if floor == best.value and not self.ties:
@@ -411,6 +474,36 @@ class _Gangs:
     def _done(self) -> bool:
         return self.stop_at is not None and self.best.value is not None \
             and self.best.value <= self.stop_at
+
+
+FLOOR_GANGS = 1 << 10
+"""A unit of one attacker gets a floor per set of free blockers (from the quick play of
+each of its gangs) when it has at most this many gangs; else its fixed floor."""
+
+
+def _least_players(a: Players | None, b: Players | None) -> Players | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return tuple((min(x1, y1), min(x2, y2), min(p, q), f and g)
+                 for (x1, x2, p, f), (y1, y2, q, g) in zip(a, b, strict=True))
+
+
+@dataclass(slots=True)
+class _Floors:
+    """A unit's floor for each set of its blockers left free (bit ``j`` of the index for
+    the ``j``-th of ``bits``)."""
+
+    bits: list[int]
+    outcomes: list[Outcome]
+
+    def floor(self, free: int) -> Outcome:
+        index = 0
+        for j, bit in enumerate(self.bits):
+            if free & bit:
+                index |= 1 << j
+        return self.outcomes[index]
 
 
 def _sum_outcomes(outcomes: Sequence[Outcome], players: int, terms: int) -> Outcome:

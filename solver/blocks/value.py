@@ -182,6 +182,36 @@ def sub_combat(combat: Combat, members: Iterable[str],
                               if t.source in mine and t.player in player_ids))
 
 
+def _minus(a: Players, b: Players) -> Players:
+    """What ``a`` adds to ``b`` (a threshold reached counts where ``a`` reaches it)."""
+    return tuple((n1 - m1, n2 - m2, p - q, f)
+                 for (n1, n2, p, f), (m1, m2, q, _) in zip(a, b, strict=True))
+
+
+def _plus(a: Players, b: Players) -> Players:
+    return tuple((n1 + m1, n2 + m2, p + q, f or g)
+                 for (n1, n2, p, f), (m1, m2, q, g) in zip(a, b, strict=True))
+
+
+def _undominated(found: list[tuple[Players, Vector, tuple[int, ...]]]
+                 ) -> list[tuple[Players, Vector, tuple[int, ...]]]:
+    """The partial sums no other one dominates (as :func:`_dominates` judges outcomes;
+    the first of equal ones kept)."""
+    found.sort(key=lambda f: f[1], reverse=True)
+    kept: list[tuple[Players, Vector, tuple[int, ...]]] = []
+    for item in found:
+        players, terms, _ = item
+        if any(_at_least(k[0], players) and k[1] >= terms for k in kept):
+            continue
+        kept.append(item)
+    return kept
+
+
+def _at_least(a: Players, b: Players) -> bool:
+    return all(n1 >= m1 and n2 >= m2 and p >= q and (f or not g)
+               for (n1, n2, p, f), (m1, m2, q, g) in zip(a, b, strict=True))
+
+
 def _dominates(a: Outcome, b: Outcome) -> bool:
     """``a`` is at least as good for the attackers as ``b`` in every context."""
     for (n1, n2, p, f), (m1, m2, q, g) in zip(a.players, b.players, strict=True):
@@ -223,6 +253,9 @@ class Evaluator:
                                if p.id != board.combat.active_player)
         self.profiles: dict[tuple[object, ...], Profile | None] = {}
         self.status = "optimal"
+        self._changes: dict[tuple[object, ...], list[tuple[Players, Vector, bool]]] = {}
+        """What each amount of one source does to one recipient in a last step
+        (:meth:`_last_step`), by what it depends on."""
         self.watch: Callable[[], None] | None = None
         """Called now and then while a profile is worked out (raises to stop)."""
 
@@ -291,11 +324,15 @@ class Evaluator:
             if regular in seen:
                 continue
             seen.add(regular)
-            attacks = splits(regular, "attackers")
             replies = splits(regular, "blockers")
             if len(replies) > 1:
                 raise TwoPlayer
             b2 = replies[0] if replies else {}
+            last = self._last_step(part, scorer, first, regular, b2, (a1, b1))
+            if last is not None:
+                found.extend(last)
+                continue
+            attacks = splits(regular, "attackers")
             plays += len(attacks)
             if plays > MAX_PLAYS:
                 raise InputError("combat", f"too large to value exactly: one part has more "
@@ -305,6 +342,120 @@ class Evaluator:
                 found.append(Outcome(self._players(part, first, second),
                                      scorer.score(first, second), (a1, b1, a2, b2)))
         return found
+
+    def _last_step(self, part: Combat, scorer: Scorer, first: StepResult, regular: Combat,
+                   b2: Amounts, before: tuple[Amounts, Amounts]) -> list[Outcome] | None:
+        """The undominated outcomes of the last step when one attacking source alone has a
+        choice there (every other split forced), without going through its splits: with
+        one source choosing, what an amount does to one recipient (its death, a player's
+        life, a planeswalker's loyalty) depends on that amount alone, so a split's outcome
+        is the forced one plus each recipient's change, and a dynamic program over the
+        source's recipients in order (its amount so far, which of the creatures and
+        planeswalkers that gate a later recipient have reached their threshold, 702.19b-c)
+        keeps the undominated sums. Each change is worked out by dealing the step
+        (:func:`deal_step`); the gates are the legal space's. None when the step is not
+        of that shape (several sources choosing, a source that may assign as though
+        unblocked, a gate on something out of order), for the plain enumeration."""
+        space = legal_space(regular, "attackers")
+        if space.alternatives:
+            return None
+        choosing = [s for s in space.sources if len(s.recipients) > 1]
+        if len(choosing) != 1:
+            return None
+        source = choosing[0]
+        forced: dict[tuple[str, str], int] = dict(b2)
+        for s in space.sources:
+            if s is source or not s.recipients:
+                continue
+            r = s.recipients[0]
+            if r.requires_lethal or r.requires_loyalty is not None:
+                return None
+            if s.power > 0:
+                forced[(s.id, r.id)] = s.power
+        order = [r.id for r in source.recipients]
+        position = {rid: i for i, rid in enumerate(order)}
+        gates: list[tuple[int, ...]] = []
+        for r in source.recipients:
+            items = (*r.requires_lethal, *((r.requires_loyalty,) if r.requires_loyalty
+                                           is not None else ()))
+            if any(position.get(c, len(order)) >= position[r.id] for c in items):
+                return None  # a gate on a later recipient, or on one of another source
+            gates.append(tuple(position[c] for c in items))
+        received_forced: dict[str, int] = {}
+        for (_, target), amount in forced.items():
+            received_forced[target] = received_forced.get(target, 0) + amount
+        base_second = deal_step(regular, forced, last=True)
+        base_players = self._players(part, first, base_second)
+        base_terms = scorer.score(first, base_second)
+        power = source.power
+        # Per recipient and amount: the change it makes, and whether it meets its
+        # threshold (lethal damage, 510.1e, 702.2c; loyalty, 702.19c).
+        change: list[list[tuple[Players, Vector, bool]]] = []
+        own = regular.creature(source.id)
+        thresholds = tuple(t for t in regular.loss_thresholds if t.source == source.id)
+        for r in source.recipients:
+            # What an amount does to one recipient depends on the source, the recipient
+            # and what the forced splits give it (the part's effects are the same for
+            # every step and play): kept per search, so that the first-strike splits that
+            # leave this pair as it was share it.
+            key = (own, regular.get(r.id), received_forced.get(r.id, 0), thresholds,
+                   r, space.thresholds.get(r.id), (source.id, r.id) in space.deathtouch_pairs)
+            row_known = self._changes.get(key)
+            if row_known is not None:
+                change.append(row_known)
+                continue
+            row = []
+            for x in range(power + 1):
+                if x == 0:
+                    second = base_second
+                else:
+                    second = deal_step(regular, {**forced, (source.id, r.id): x}, last=True)
+                received = {r.id: received_forced.get(r.id, 0) + x}
+                touched = {r.id} if x > 0 and (source.id, r.id) in space.deathtouch_pairs \
+                    else set()
+                if r.kind == "creature":
+                    met = space.is_lethally_assigned(r.id, received, touched)
+                elif r.kind == "planeswalker" and r.id in space.thresholds:
+                    met = space.is_loyalty_assigned(r.id, received)
+                else:
+                    met = False
+                row.append((_minus(self._players(part, first, second), base_players),
+                            tuple(a - b for a, b in zip(scorer.score(first, second),
+                                                        base_terms, strict=True)), met))
+            self._changes[key] = row
+            change.append(row)
+        # The program: (amount so far, recipients met) -> undominated (players, terms,
+        # amounts chosen).
+        zero_players = tuple((0, 0, 0, False) for _ in base_players)
+        states: dict[tuple[int, int], list[tuple[Players, Vector, tuple[int, ...]]]] = {
+            (0, 0): [(zero_players, tuple(0 for _ in base_terms), ())]}
+        for i in range(len(source.recipients)):
+            nxt: dict[tuple[int, int], list[tuple[Players, Vector, tuple[int, ...]]]] = {}
+            for (used, met_mask), partials in states.items():
+                opened = all(met_mask >> g & 1 for g in gates[i])
+                top = power - used if opened else 0
+                for x in range(top + 1):
+                    dp, dt, reaches = change[i][x]
+                    key = (used + x, met_mask | (1 << i) if reaches else met_mask)
+                    bucket = nxt.setdefault(key, [])
+                    for pl, te, xs in partials:
+                        bucket.append((_plus(pl, dp), tuple(a + b for a, b in
+                                                            zip(te, dt, strict=True)),
+                                       (*xs, x)))
+            states = {k: _undominated(v) for k, v in nxt.items()}
+        a1, b1 = before
+        out: list[Outcome] = []
+        for (used, _), partials in states.items():
+            if used != power:
+                continue
+            for pl, te, xs in partials:
+                a2 = {(source.id, rid): x for rid, x in zip(order, xs, strict=True) if x}
+                a2.update((pair, amount) for pair, amount in forced.items()
+                          if pair not in b2)
+                out.append(Outcome(_plus(base_players, pl),
+                                   tuple(a + b for a, b in zip(base_terms, te, strict=True)),
+                                   (a1, b1, a2, b2)))
+        return out
 
     def _players(self, part: Combat, first: StepResult, second: StepResult) -> Players:
         out: list[tuple[int, int, int, bool]] = []
