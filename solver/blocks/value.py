@@ -436,8 +436,8 @@ class Evaluator:
                 top = power - used if opened else 0
                 for x in range(top + 1):
                     dp, dt, reaches = change[i][x]
-                    key = (used + x, met_mask | (1 << i) if reaches else met_mask)
-                    bucket = nxt.setdefault(key, [])
+                    at = (used + x, met_mask | (1 << i) if reaches else met_mask)
+                    bucket = nxt.setdefault(at, [])
                     for pl, te, xs in partials:
                         bucket.append((_plus(pl, dp), tuple(a + b for a, b in
                                                             zip(te, dt, strict=True)),
