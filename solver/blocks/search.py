@@ -227,6 +227,8 @@ class _Gangs:
         """Per unit and gangs: the value of its quick play alone, its declaration vector,
         the quick play."""
         self.nodes = 0
+        self.profiles: dict[tuple[tuple[str, ...], tuple[int, ...]], Profile | None] = {}
+        """The profile of each unit's part, by its gangs."""
         self.tables: list[_Floors | None] = [self._tables(u) for u in range(len(self.units))]
         """Per unit, its floor for each set of free blockers (None: the fixed floor)."""
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
@@ -349,11 +351,15 @@ class _Gangs:
 
     def _unit_profile(self, unit: Sequence[str], chosen: Mapping[str, int]) -> Profile | None:
         """The profile of the unit's part with these gangs; None when the defending
-        players choose in it."""
+        players choose in it (kept per unit and gangs)."""
+        key = (unit, tuple(chosen[a] for a in unit))
+        if key in self.profiles:
+            return self.profiles[key]
         blocks = self._blocks({a: chosen[a] for a in unit})
         made = self.board.made(blocks)
         members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
-        return self.ev.profile(made, members)
+        found = self.profiles[key] = self.ev.profile(made, members)
+        return found
 
     def _unit_options(self, u: int, free: int
                       ) -> list[tuple[dict[str, int], Outcome | None]]:
@@ -427,8 +433,9 @@ class _Gangs:
             used = 0
             for m in masks.values():
                 used |= m
-            if play is not None and not self._hopeful(
-                    u + 1, now, self.totals.add(table, Profile((play,))), free & ~used):
+            if play is not None and (unit, tuple(masks[a] for a in unit)) not in self.profiles \
+                    and not self._hopeful(u + 1, now, self.totals.add(table, Profile((play,))),
+                                          free & ~used):
                 continue
             prof = self._unit_profile(unit, masks)
             # A part in which the defenders choose counts at its floor until the leaf.
