@@ -596,7 +596,7 @@ def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
-    assert "pip install 'trample[bench]'" in lines[0]
+    assert "pip install '.[bench]' (in a clone of trample)" in lines[0]
     named = lines[0].split(" not installed")[0]
     assert ("SciPy" in named) == ("scipy" in hidden)
     assert ("Matplotlib" in named) == ("matplotlib" in hidden)
