@@ -234,7 +234,7 @@ QuickRun = tuple[subprocess.CompletedProcess[str], Path, dict[str, bytes]]
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> QuickRun:
-    """``python -m benchmarks --quick`` as the README gives it (no ``--out``), its
+    """``python -m benchmarks --quick`` as docs/development.md gives it (no ``--out``), its
     temporary folder a new one of the test's: the run, that folder, and the committed
     results as they were before it."""
     import os
