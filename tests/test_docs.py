@@ -29,6 +29,7 @@ import contextlib
 import doctest
 import io
 import json
+import os
 import queue
 import re
 import shlex
@@ -395,3 +396,22 @@ def test_no_page_offers_an_install_from_the_package_index() -> None:
     # trample is not on the package index: installs are from a clone ('.[extra]').
     for page in PAGES:
         assert "'trample[" not in TEXT[page], name(page)
+
+
+def test_the_specs_bug_report_folders_are_the_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    uid = os.geteuid() if hasattr(os, "geteuid") else os.getpid()
+    last = Path(tempfile.gettempdir()) / f"trample-bugs-{uid}"
+    monkeypatch.delenv(api.BUG_DIR_VARIABLE, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/xdg")
+    assert api.bug_folders() == [Path("/xdg/trample/bugs"), last]
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert api.bug_folders() == [Path.home() / ".cache" / "trample" / "bugs", last]
+    monkeypatch.setenv(api.BUG_DIR_VARIABLE, "/chosen")
+    assert api.bug_folders() == [Path("/chosen")]
+    spec = TEXT[ROOT / "docs" / "spec.md"]
+    row = next(line for line in spec.splitlines() if line.startswith("| 3 | internal error"))
+    for written in ("`$TRAMPLE_BUG_DIR` when it is set", "`$XDG_CACHE_HOME/trample/bugs`",
+                    "`~/.cache/trample/bugs`", "`<tmp>/trample-bugs-<uid>`"):
+        assert written in row, written
