@@ -16,26 +16,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "sources: the test needs the modules run from their sources, not from "
         "the compiled build (trample.solver.native): it replaces a function inside one, or "
         "hands a constructor stand-in values that a compiled one refuses by type")
-    config.addinivalue_line(
-        "markers", "slow: a long test whose point another test of the default run makes as "
-        "well (on other instances); left out of the default run, run with -m slow")
-
-
-LONG_FIRST = ("test_lint.py", "test_serve_limits.py", "test_native.py", "test_properties.py",
-              "test_batch.py", "test_benchmarks.py", "test_hostile.py", "test_frontier_walk.py",
-              "test_cli.py", "test_lone_groups.py", "test_frontier.py")
-"""The modules that take longest (each 10 s of CPU or more, or processes of their own),
-longest first. The workers take modules in collection order, a module at a time: started
-first, no long module is left to run alone at the end while the other worker waits."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The long modules first (:data:`LONG_FIRST`), the others in their order. Under the
-    compiled build, the tests marked ``sources`` (they replace a module's function, to spy
-    on it or break it, or hand a constructor stand-in values) are skipped, saying so.
-    Every other test runs as it is."""
-    rank = {name: i for i, name in enumerate(LONG_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable
+    """Under the compiled build, the tests marked ``sources`` (they replace a module's
+    function, to spy on it or break it, or hand a constructor stand-in values) are skipped,
+    saying so. Every other test runs as it is."""
     from trample import _native
 
     if not _native.state["compiled"]:
