@@ -2,7 +2,7 @@
 
 Exit status 0 when every correctness check passed, 1 when one failed (the message names
 the instance and the methods; the results so far are still written), 2 on bad usage or
-when the ``bench`` extra is not installed (``pip install 'trample[bench]'``).
+when the ``bench`` extra is not installed (``pip install '.[bench]'`` in a clone of trample).
 
 Run it from the root of a clone (``benchmarks/`` is not installed with trample; the
 current folder is what makes it importable).
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
                         help="run the instances as Ray tasks: on a new local Ray (with "
                              "--workers CPUs if given), or on the cluster at ADDRESS; pip "
-                             "install 'trample[ray]'")
+                             "install '.[ray]' in a clone of trample")
     args = parser.parse_args(args_list)
 
     cfg = Config(**QUICK) if args.quick else Config()  # type: ignore[arg-type]

@@ -19,7 +19,8 @@ from typing import Any
 
 BENCH_PACKAGES = {"scipy": "SciPy", "matplotlib": "Matplotlib", "tqdm": "tqdm"}
 """Import name and name of each package of trample's ``bench`` extra."""
-INSTALL_BENCH = "pip install 'trample[bench]'"
+# trample is not on the package index: the extras install from a clone of it.
+INSTALL_BENCH = "pip install '.[bench]' (in a clone of trample)"
 
 
 def missing_packages() -> list[str]:

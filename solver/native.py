@@ -13,7 +13,7 @@ same either way; the compiled build is about twice as fast on small and coupled 
     python -m trample.solver.native clean     # remove the build
 
 Building needs mypy (which brings mypyc), setuptools and a C compiler: ``pip install
-'trample[native]'``.
+'.[native]'`` in a clone of trample.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def _requirements() -> None:
     for needed in ("mypyc", "setuptools"):
         if importlib.util.find_spec(needed) is None:
             raise BuildError(f"building needs mypy (mypyc) and setuptools: {needed} is not "
-                             "installed (pip install 'trample[native]')")
+                             "installed (pip install '.[native]' in a clone of trample)")
     cc = compiler()
     if shutil.which(cc) is None:
         raise BuildError(f"building needs a C compiler: {cc!r} is not on PATH "

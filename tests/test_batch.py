@@ -178,7 +178,7 @@ def test_bad_usage_exits_2_with_one_line(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2
-    assert "pip install 'trample[ray]'" in result.stderr
+    assert "pip install '.[ray]' in a clone of trample" in result.stderr
     assert not (tmp_path / "o").exists()
 
 
@@ -222,7 +222,7 @@ def test_out_with_content_needs_resume_or_force(tmp_path: Path) -> None:
             f"sys.exit(main(['batch', {str(source)!r}, {str(out)!r}, '--force', '--ray']))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=60)
-    one_line_error(result, "trample[ray]")
+    one_line_error(result, "pip install '.[ray]'")
     assert out.read_bytes() == b"precious\n"
 
 

@@ -234,7 +234,7 @@ QuickRun = tuple[subprocess.CompletedProcess[str], Path, dict[str, bytes]]
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> QuickRun:
-    """``python -m benchmarks --quick`` as the README gives it (no ``--out``), its
+    """``python -m benchmarks --quick`` as docs/development.md gives it (no ``--out``), its
     temporary folder a new one of the test's: the run, that folder, and the committed
     results as they were before it."""
     import os
@@ -596,7 +596,7 @@ def test_without_the_bench_extra_one_line_names_it(hidden: list[str]) -> None:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
-    assert "pip install 'trample[bench]'" in lines[0]
+    assert "pip install '.[bench]' (in a clone of trample)" in lines[0]
     named = lines[0].split(" not installed")[0]
     assert ("SciPy" in named) == ("scipy" in hidden)
     assert ("Matplotlib" in named) == ("matplotlib" in hidden)

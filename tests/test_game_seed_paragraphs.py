@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-SEEDS = TESTS.parents[1] / "shared" / "seeds"
+SEEDS = TESTS / "data" / "seeds"
 SEED_FILES = {"000": "000_518e87d81bc010ed.txt", "001": "001_31eccb835376f710.txt"}
 
 _TRANSFORM = [
@@ -94,11 +94,8 @@ TABLE: list[tuple[str, int, str, str, list[str]]] = [
 ]
 
 
-def _paragraphs(seed: str) -> list[str] | None:
-    path = SEEDS / SEED_FILES[seed]
-    if not path.exists():
-        return None
-    text = path.read_text(encoding="utf-8")
+def _paragraphs(seed: str) -> list[str]:
+    text = (SEEDS / SEED_FILES[seed]).read_text(encoding="utf-8")
     return [" ".join(block.split()) for block in text.split("\n\n") if block.strip()]
 
 
@@ -114,9 +111,7 @@ def _function_source(module: str, name: str) -> str | None:
                          ids=[f"seed{s}-p{n}" for s, n, *_ in TABLE])
 def test_each_paragraph_is_cited_by_its_tests(seed: str, n: int, words: str, module: str,
                                               tests: list[str]) -> None:
-    paragraphs = _paragraphs(seed)
-    if paragraphs is not None:
-        assert paragraphs[n].startswith(words)
+    assert _paragraphs(seed)[n].startswith(words)
     for name in tests:
         source = _function_source(module, name)
         assert source is not None, f"{module}::{name} is missing"
@@ -126,7 +121,5 @@ def test_each_paragraph_is_cited_by_its_tests(seed: str, n: int, words: str, mod
 @pytest.mark.parametrize("seed", sorted(SEED_FILES))
 def test_every_paragraph_is_in_the_table(seed: str) -> None:
     paragraphs = _paragraphs(seed)
-    if paragraphs is None:
-        pytest.skip("the seed documents are not beside the repository")
     listed = {n for s, n, *_ in TABLE if s == seed}
     assert listed == set(range(len(paragraphs)))

@@ -3,7 +3,8 @@ it matches its sources, for this interpreter, all or nothing; a real build of on
 loads in place of its source and answers the same.
 
 The whole suite's answers under the compiled build are checked by running it with a full
-build in place (README, "The compiled build"); here, what decides whether a build is used.
+build in place (docs/performance.md, "The compiled build"); here, what decides whether a
+build is used.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The rule index: every rule number trample cites is one member of ``Rule``, each member
-says where it is implemented, and the README's table of rules is generated from it."""
+says where it is implemented, and the table of rules in docs/rules.md is generated from it."""
 
 from __future__ import annotations
 
@@ -177,14 +177,14 @@ def test_violation_rules_are_members_and_print_as_plain_numbers() -> None:
     assert json.loads(text)["violations"][0]["rule"] == rules[0]
 
 
-# -- the README ---------------------------------------------------------------------------
+# -- docs/rules.md ------------------------------------------------------------------------
 
-def test_readme_table_is_the_index() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_table_is_the_index() -> None:
+    page = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     table = markdown_table()
-    assert table in readme, (
-        "README's table of rules differs from trample.models.document.rule_index; regenerate it "
-        "with: python -m trample.models.document.rule_index")
+    assert table in page, (
+        "docs/rules.md's table of rules differs from trample.models.document.rule_index; "
+        "regenerate it with: python -m trample.models.document.rule_index")
     # One row a member, in the enum's order.
     rows = table.splitlines()[2:]
     assert [row.split(" | ")[0].lstrip("| ") for row in rows] == [r.value for r in Rule]

@@ -7,7 +7,7 @@ the qualified names of the functions and classes that implement it, so that a re
 meets "702.19c" in an answer finds its code: ``Rule("702.19c").where``, or
 ``Rule.of("704.5g")`` for the nearest cited parent of a number. It lives in ``models``
 (which imports nothing from ``solver``) so that both packages can use it; ``where``
-holds names, not objects, for the same reason. The README's table of rules is
+holds names, not objects, for the same reason. The table of rules in docs/rules.md is
 :func:`markdown_table`.
 """
 
@@ -207,7 +207,7 @@ WHERE: Mapping[Rule, tuple[str, ...]] = {
 
 
 def markdown_table() -> str:
-    """The README's table of rules: number, what trample does, where (one row a member)."""
+    """The table of rules of docs/rules.md: number, what trample does, where (one row a member)."""
     lines = ["| rule | what trample does | where |", "| --- | --- | --- |"]
     for rule in Rule:
         where = ", ".join(f"`{name.removeprefix('trample.')}`" for name in rule.where)

@@ -1,11 +1,12 @@
 """A random masked policy chooses damage splits, pair by pair, for many small combats.
 
 Run ``python -m trample.solver.examples.random_policy --combats 10000`` (needs the
-``rl`` extra: ``pip install 'trample[rl]'``). Each combat (one attacker, one to three
-blockers, drawn from the seed) is played once in :class:`~trample.solver.interface.rl.SplitEnv`,
-the policy drawing each amount uniformly among those the mask allows, and once through
-the flat encoding (a random index of ``Discrete(count)``, decoded by ``unrank``). Every
-split is then checked with ``validate_many``; the run stops at the first illegal one.
+``rl`` extra: ``pip install '.[rl]'`` in a clone of trample). Each combat (one attacker,
+one to three blockers, drawn from the seed) is played once in
+:class:`~trample.solver.interface.rl.SplitEnv`, the policy drawing each amount uniformly
+among those the mask allows, and once through the flat encoding (a random index of
+``Discrete(count)``, decoded by ``unrank``). Every split is then checked with
+``validate_many``; the run stops at the first illegal one.
 """
 
 from __future__ import annotations

@@ -287,7 +287,7 @@ def _ray_module() -> Any:
         return importlib.import_module("ray")
     except ImportError:
         raise BatchError("--ray needs Ray, which is not installed: "
-                         "pip install 'trample[ray]'") from None
+                         "pip install '.[ray]' in a clone of trample") from None
 
 
 def _reachable(address: str) -> None:

@@ -330,7 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", nargs="?", const=True, metavar="ADDRESS",
                    help="run as Ray tasks: on a new local Ray, or on the cluster at ADDRESS "
                         "(write --ray=ADDRESS before IN, or --ray last); pip install "
-                        "'trample[ray]'")
+                        "'.[ray]' in a clone of trample")
     p.add_argument("--resume", action="store_true",
                    help="continue an interrupted batch: keep OUT's whole lines, answer the "
                         "rest of IN")

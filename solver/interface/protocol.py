@@ -3,7 +3,7 @@ line, a batch, a response and the requests in flight, what makes a request valid
 strict JSON reader and writer (with :class:`Encoded` pages spliced in), and the context a
 request is answered in.
 
-Every bound is stated here and in the README's limits table: a line of at most
+Every bound is stated here and in docs/limits.md: a line of at most
 :data:`MAX_LINE_BYTES`, a batch of at most :data:`MAX_BATCH` requests, a response line
 that ``enumerate`` and ``sample`` keep within :data:`MAX_RESPONSE_BYTES` (the rest comes
 in further pages: ``"next"`` passed back as ``params.after``), at most

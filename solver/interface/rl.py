@@ -1,4 +1,4 @@
-"""Legal splits as Gymnasium actions (the optional extra ``trample[rl]``).
+"""Legal splits as Gymnasium actions (the optional extra ``rl``: ``pip install '.[rl]'``).
 
 Two encodings of one combat's legal damage splits:
 
