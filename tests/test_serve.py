@@ -125,3 +125,14 @@ def test_too_many_workers_is_a_usage_error_in_one_line() -> None:
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.count("\n") == 1 and "--workers: at least 1 and at most" \
             in result.stderr, result.stderr
+
+
+def test_an_unknown_method_near_a_known_one_is_named() -> None:
+    from trample.solver.interface import serve
+
+    answer = serve.handle({"jsonrpc": "2.0", "method": "best_blocks", "id": 1})
+    assert answer is not None and answer["error"]["code"] == -32601
+    assert answer["error"]["message"] == ("unknown method 'best_blocks'; did you mean "
+                                          "'best_block'?")
+    far = serve.handle({"jsonrpc": "2.0", "method": "frobnicate", "id": 2})
+    assert far is not None and "evaluate_blocks" in far["error"]["message"]

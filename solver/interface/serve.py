@@ -78,6 +78,20 @@ def handle(request: object, *, budget: int | None = None) -> dict[str, Any] | No
     return plain(handle_encoded(request, budget=budget))
 
 
+def unknown_method(method: str) -> str:
+    """The message for a method serve does not have: the nearest name when one is close,
+    else the methods that answer questions (``initialize`` and ``$/cancelRequest``, the
+    protocol's own, are left out to keep the line short; the name is shown cut short)."""
+    import difflib
+
+    shown = brief_repr(method if len(method) <= 30 else method[:30] + "...")
+    close = difflib.get_close_matches(method[:100], METHODS, n=1, cutoff=0.75)
+    if close:
+        return f"unknown method {shown}; did you mean {close[0]!r}?"
+    asked = [m for m in METHODS if m not in ("initialize", "$/cancelRequest")]
+    return f"unknown method {shown} (methods: {', '.join(asked)})"
+
+
 def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, Any] | None:
     """:func:`handle`, with a page of assignments left as :class:`Encoded` text for
     :func:`encode` to splice."""
@@ -90,9 +104,7 @@ def handle_encoded(request: object, *, budget: int | None = None) -> dict[str, A
     params = request.get("params", {})
     if method not in METHODS:
         return None if notification else error_answer(
-            METHOD_NOT_FOUND, f"unknown method {brief_repr(method)} (methods: "
-            f"{', '.join(METHODS)})",
-            request_id)
+            METHOD_NOT_FOUND, unknown_method(method), request_id)
     if not isinstance(params, dict):
         return None if notification else error_answer(
             INVALID_PARAMS, "params must be an object with named parameters (combat, ...), "
