@@ -352,7 +352,7 @@ class _Gangs:
     def _unit_profile(self, unit: Sequence[str], chosen: Mapping[str, int]) -> Profile | None:
         """The profile of the unit's part with these gangs; None when the defending
         players choose in it (kept per unit and gangs)."""
-        key = (unit, tuple(chosen[a] for a in unit))
+        key = (tuple(unit), tuple(chosen[a] for a in unit))
         if key in self.profiles:
             return self.profiles[key]
         blocks = self._blocks({a: chosen[a] for a in unit})

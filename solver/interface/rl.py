@@ -153,56 +153,62 @@ class SplitActions:
 
 
 # Without Gymnasium installed mypy sees gym.Env as Any: the ignore is for that case only.
-class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-ignore]
-    """Choose a combat's damage split one pair at a time.
+class _ChoiceEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-ignore]
+    """What :class:`SplitEnv` and :class:`BlockEnv` share: an episode of choices, each
+    masked to those with a legal completion, ending when every one is made.
 
-    Each episode takes a combat from ``combats`` (called with the environment's NumPy
-    generator). The observation holds ``amounts`` (the amounts chosen so far over the
-    pairs, -1 for those still open, padded to ``max_pairs``) and ``pair`` (the position of
-    the pair to choose next); the action is that pair's amount. ``info["action_mask"]``
-    (also :meth:`action_masks`) marks the amounts with a legal completion. When every
-    pair has its amount the episode ends with ``reward(document, split)`` (default 0) and
-    ``info["split"]``, the amounts over ``info["pairs"]``.
-
-    An amount outside the mask is refused, not raised on: the step leaves the episode as
-    it was (same observation and mask, not terminated, not truncated), rewards
-    ``illegal_reward`` and says ``info["illegal_action"]``. A :meth:`reset` that fails (the
-    next combat has no pair, more than ``max_pairs`` pairs, or an amount past
-    ``max_amount``) leaves the episode it found as it was; only the generator has moved
-    on, so the next reset draws another combat. :meth:`step` before the first reset or
-    after the episode ended is a RuntimeError.
+    A choice outside the mask is refused, not raised on: the step leaves the episode as it
+    was (same observation and mask, not terminated, not truncated), rewards
+    ``illegal_reward`` and says ``info["illegal_action"]``. A :meth:`reset` that fails
+    leaves the episode it found as it was (only the generator has moved on, so the next
+    reset draws another document). :meth:`step` before the first reset or after the
+    episode ended is a RuntimeError.
     """
 
     metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (Gymnasium's field)
+    chosen_key = "choices"
+    """The observation's key for the choices made so far."""
+    position_key = "position"
+    """The observation's key for the position of the next choice."""
 
-    def __init__(self, combats: Callable[[np.random.Generator], Document], *,
-                 max_pairs: int = 8, max_amount: int = 16,
-                 reward: Callable[[Document, npt.NDArray[np.int64]], float] | None = None,
-                 illegal_reward: float = -1.0) -> None:
-        self.combats = combats
+    def __init__(self, documents: Callable[[np.random.Generator], Document], *,
+                 choices: int, width: int, illegal_reward: float) -> None:
+        self.documents = documents
+        self.choices = choices
+        self.width = width
         self.illegal_reward = float(illegal_reward)
-        self.max_pairs = max_pairs
-        self.max_amount = max_amount
-        self.reward = reward
-        self.action_space = spaces.Discrete(max_amount + 1)
+        self.action_space = spaces.Discrete(width)
         self.observation_space = spaces.Dict({
-            "amounts": spaces.Box(-1, max_amount, shape=(max_pairs,), dtype=np.int64),
-            "pair": spaces.Discrete(max_pairs + 1),
+            self.chosen_key: spaces.Box(-1, width - 1, shape=(choices,), dtype=np.int64),
+            self.position_key: spaces.Discrete(choices + 1),
         })
         self.document: Document = {}
-        self.actions: SplitActions | None = None
+        self.actions: Any = None
         self.chosen: list[int] = []
         self.ended = False
-        self._mask = np.zeros(max_amount + 1, dtype=np.int8)
+        self._mask = np.zeros(width, dtype=np.int8)
+
+    # What each environment says of its document and its choices.
+    def _actions_of(self, document: Document) -> Any:
+        raise NotImplementedError
+
+    def _steps(self, actions: Any) -> int:
+        raise NotImplementedError
+
+    def _names(self, actions: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _end(self, actions: Any) -> tuple[float, dict[str, Any]]:
+        raise NotImplementedError
 
     def _observe(self) -> dict[str, Any]:
-        amounts = np.full(self.max_pairs, -1, dtype=np.int64)
-        amounts[:len(self.chosen)] = self.chosen
-        return {"amounts": amounts, "pair": len(self.chosen)}
+        chosen = np.full(self.choices, -1, dtype=np.int64)
+        chosen[:len(self.chosen)] = self.chosen
+        return {self.chosen_key: chosen, self.position_key: len(self.chosen)}
 
-    def _info(self, actions: SplitActions) -> dict[str, Any]:
+    def _info(self, actions: Any) -> dict[str, Any]:
         # Copies: what a step returns is the caller's to keep, unchanged by later steps.
-        return {"action_mask": self._mask.copy(), "pairs": list(actions.pairs)}
+        return {"action_mask": self._mask.copy(), **self._names(actions)}
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The current mask (the name maskable policies look for)."""
@@ -210,25 +216,20 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start on the next combat (on failure, the episode in progress is left as it
+        """Start on the next document (on failure, the episode in progress is left as it
         was)."""
         super().reset(seed=seed)
-        document = self.combats(self.np_random)
-        actions = SplitActions(document)
-        if not actions.pairs:
-            raise ValueError("the combat has no legal (source, recipient) pair to choose")
-        if len(actions.pairs) > self.max_pairs:
-            raise ValueError(f"the combat has {len(actions.pairs)} pairs, more than "
-                             f"max_pairs={self.max_pairs}")
-        mask = actions.mask([], self.max_amount + 1)
+        document = self.documents(self.np_random)
+        actions = self._actions_of(document)
+        mask = actions.mask([], self.width)
         self.document, self.actions, self.chosen, self._mask = document, actions, [], mask
         self.ended = False
         return self._observe(), self._info(actions)
 
     def step(self, action: np.int64 | int
              ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Give the next pair ``action`` as its amount; an amount outside the mask is
-        refused (the episode stays as it was, rewarded ``illegal_reward``)."""
+        """Make the next choice; one outside the mask is refused (the episode stays as it
+        was, rewarded ``illegal_reward``)."""
         actions = self.actions
         if actions is None:
             raise RuntimeError("step() before reset(): call reset() to start an episode")
@@ -240,14 +241,64 @@ class SplitEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
             return self._observe(), self.illegal_reward, False, False, {
                 **self._info(actions), "illegal_action": True}
         self.chosen.append(a)
-        if len(self.chosen) < len(actions.pairs):
-            self._mask = actions.mask(self.chosen, self.max_amount + 1)
+        if len(self.chosen) < self._steps(actions):
+            self._mask = actions.mask(self.chosen, self.width)
             return self._observe(), 0.0, False, False, self._info(actions)
-        split = np.array(self.chosen, dtype=np.int64)
-        self._mask = np.zeros(self.max_amount + 1, dtype=np.int8)
+        self._mask = np.zeros(self.width, dtype=np.int8)
         self.ended = True
+        reward, extra = self._end(actions)
+        return self._observe(), reward, True, False, {**self._info(actions), **extra}
+
+
+class SplitEnv(_ChoiceEnv):
+    """Choose a combat's damage split one pair at a time.
+
+    Each episode takes a combat from ``combats`` (called with the environment's NumPy
+    generator). The observation holds ``amounts`` (the amounts chosen so far over the
+    pairs, -1 for those still open, padded to ``max_pairs``) and ``pair`` (the position of
+    the pair to choose next); the action is that pair's amount. ``info["action_mask"]``
+    (also :meth:`action_masks`) marks the amounts with a legal completion. When every
+    pair has its amount the episode ends with ``reward(document, split)`` (default 0) and
+    ``info["split"]``, the amounts over ``info["pairs"]``.
+
+    An amount outside the mask is refused as :class:`_ChoiceEnv` says; a reset fails when
+    the next combat has no pair, more than ``max_pairs`` pairs, or an amount past
+    ``max_amount``.
+    """
+
+    chosen_key = "amounts"
+    position_key = "pair"
+
+    def __init__(self, combats: Callable[[np.random.Generator], Document], *,
+                 max_pairs: int = 8, max_amount: int = 16,
+                 reward: Callable[[Document, npt.NDArray[np.int64]], float] | None = None,
+                 illegal_reward: float = -1.0) -> None:
+        super().__init__(combats, choices=max_pairs, width=max_amount + 1,
+                         illegal_reward=illegal_reward)
+        self.combats = combats
+        self.max_pairs = max_pairs
+        self.max_amount = max_amount
+        self.reward = reward
+
+    def _actions_of(self, document: Document) -> SplitActions:
+        actions = SplitActions(document)
+        if not actions.pairs:
+            raise ValueError("the combat has no legal (source, recipient) pair to choose")
+        if len(actions.pairs) > self.max_pairs:
+            raise ValueError(f"the combat has {len(actions.pairs)} pairs, more than "
+                             f"max_pairs={self.max_pairs}")
+        return actions
+
+    def _steps(self, actions: SplitActions) -> int:
+        return len(actions.pairs)
+
+    def _names(self, actions: SplitActions) -> dict[str, Any]:
+        return {"pairs": list(actions.pairs)}
+
+    def _end(self, actions: SplitActions) -> tuple[float, dict[str, Any]]:
+        split = np.array(self.chosen, dtype=np.int64)
         reward = 0.0 if self.reward is None else float(self.reward(self.document, split))
-        return self._observe(), reward, True, False, {**self._info(actions), "split": split}
+        return reward, {"split": split}
 
 
 # -- SPEC §11: blocks as actions ---------------------------------------------------------
@@ -322,7 +373,7 @@ class BlockActions:
                 for a in self.choice(int(bits))]
 
 
-class BlockEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-ignore]
+class BlockEnv(_ChoiceEnv):
     """Declare a board's blocks one blocker at a time (SPEC §11).
 
     Each episode takes a board from ``boards`` (called with the environment's NumPy
@@ -342,7 +393,8 @@ class BlockEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
     reset or after the end is a RuntimeError.
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}  # noqa: RUF012 (Gymnasium's field)
+    chosen_key = "choices"
+    position_key = "blocker"
 
     def __init__(self, boards: Callable[[np.random.Generator], Document], *,
                  max_blockers: int = 8, max_attackers: int = 6,
@@ -351,42 +403,14 @@ class BlockEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
         if not 1 <= max_attackers <= 16:
             raise ValueError("max_attackers: from 1 to 16 (the action is a bitmask over "
                              "them)")
+        super().__init__(boards, choices=max_blockers, width=1 << max_attackers,
+                         illegal_reward=illegal_reward)
         self.boards = boards
         self.max_blockers = max_blockers
         self.max_attackers = max_attackers
         self.reward = reward
-        self.illegal_reward = float(illegal_reward)
-        width = 1 << max_attackers
-        self.action_space = spaces.Discrete(width)
-        self.observation_space = spaces.Dict({
-            "choices": spaces.Box(-1, width - 1, shape=(max_blockers,), dtype=np.int64),
-            "blocker": spaces.Discrete(max_blockers + 1),
-        })
-        self.document: Document = {}
-        self.actions: BlockActions | None = None
-        self.chosen: list[int] = []
-        self.ended = False
-        self._mask = np.zeros(width, dtype=np.int8)
 
-    def _observe(self) -> dict[str, Any]:
-        choices = np.full(self.max_blockers, -1, dtype=np.int64)
-        choices[:len(self.chosen)] = self.chosen
-        return {"choices": choices, "blocker": len(self.chosen)}
-
-    def _info(self, actions: BlockActions) -> dict[str, Any]:
-        return {"action_mask": self._mask.copy(), "blockers": list(actions.blockers),
-                "attackers": list(actions.attackers)}
-
-    def action_masks(self) -> npt.NDArray[np.int8]:
-        """The current mask (the name maskable policies look for)."""
-        return self._mask
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Start on the next board (on failure, the episode in progress is left as it
-        was)."""
-        super().reset(seed=seed)
-        document = self.boards(self.np_random)
+    def _actions_of(self, document: Document) -> BlockActions:
         actions = BlockActions(document)
         if not actions.blockers:
             raise ValueError("the board has no creature that may block: no choice to make")
@@ -396,33 +420,16 @@ class BlockEnv(gym.Env[dict[str, Any], np.int64]):  # type: ignore[misc, unused-
         if len(actions.attackers) > self.max_attackers:
             raise ValueError(f"the board has {len(actions.attackers)} attackers, more than "
                              f"max_attackers={self.max_attackers}")
-        mask = actions.mask([], 1 << self.max_attackers)
-        self.document, self.actions, self.chosen, self._mask = document, actions, [], mask
-        self.ended = False
-        return self._observe(), self._info(actions)
+        return actions
 
-    def step(self, action: np.int64 | int
-             ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-        """Give the next blocker ``action`` (a bitmask of attackers) as its choice; a choice
-        outside the mask is refused (the episode stays as it was)."""
-        actions = self.actions
-        if actions is None:
-            raise RuntimeError("step() before reset(): call reset() to start an episode")
-        if self.ended:
-            raise RuntimeError("step() after the episode ended: call reset() to start "
-                               "another")
-        a = _integer(action, "action")
-        if not (0 <= a < len(self._mask) and self._mask[a]):
-            return self._observe(), self.illegal_reward, False, False, {
-                **self._info(actions), "illegal_action": True}
-        self.chosen.append(a)
-        if len(self.chosen) < len(actions.blockers):
-            self._mask = actions.mask(self.chosen, 1 << self.max_attackers)
-            return self._observe(), 0.0, False, False, self._info(actions)
+    def _steps(self, actions: BlockActions) -> int:
+        return len(actions.blockers)
+
+    def _names(self, actions: BlockActions) -> dict[str, Any]:
+        return {"blockers": list(actions.blockers), "attackers": list(actions.attackers)}
+
+    def _end(self, actions: BlockActions) -> tuple[float, dict[str, Any]]:
         declaration = actions.declaration(self.chosen)
-        self._mask = np.zeros(1 << self.max_attackers, dtype=np.int8)
-        self.ended = True
         reward = 0.0 if self.reward is None else float(self.reward(self.document,
                                                                    declaration))
-        return self._observe(), reward, True, False, {**self._info(actions),
-                                                      "declaration": declaration}
+        return reward, {"declaration": declaration}
