@@ -605,10 +605,12 @@ def validate_many(document: Mapping[str, Any], amounts: Any, *,
 
 
 def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
-         time_limit: float | None = None) -> Result:
+         time_limit: float | None = None, cancel: Cancel | None = None) -> Result:
     """Both combat damage steps at once: the attackers' first-strike split that
     guarantees the best value of the objective over the whole combat, the defenders
-    replying worst for it in each step, with one principal line of play."""
+    replying worst for it in each step, with one principal line of play. The time limit
+    or ``cancel`` (set from another thread) stops the search: ``feasible`` with the best
+    split whose value is proved (:func:`trample.solver.actions.plan.plan`)."""
     from trample.solver.actions.plan import parse_plan_objective, regular_document
     from trample.solver.actions.plan import plan as search
 
@@ -617,7 +619,7 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     terms = parse_plan_objective(_field(document, "objective", objective))
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     with _reporting("plan", document, objective=objective, time_limit=time_limit):
-        found = search(combat, terms, deadline=started + seconds)
+        found = search(combat, terms, deadline=started + seconds, cancel=cancel)
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")
