@@ -834,20 +834,26 @@ class Prepared:
         amounts = actions.options(chosen, where)
         return {"pair": list(where), "amounts": [[a, n] for a, n in amounts]}
 
-    def project(self, amounts: object) -> ProjectResult:
+    def project(self, amounts: object, *, time_limit: float | None = None,
+                cancel: Cancel | None = None) -> ProjectResult:
         """As :func:`project`."""
         from trample.solver.actions.splits import number, parse_values
 
+        started = _request_started.get() or time.monotonic()
         values = parse_values(self.space, amounts)
-        nearest, distance = self.actions.project(values)
+        seconds = parse_time_limit(_field(self.document, "time_limit", time_limit))
+        found = self.actions.projection(values, deadline=started + seconds, cancel=cancel)
         with _reporting("project", self.document, side=self._side, amounts=amounts):
-            check_legal(self.space, nearest, "project")
+            check_legal(self.space, found.amounts, "project")
         broken: list[ViolationJson] = []
         if all(v.denominator == 1 and v >= 0 for v in values.values()):
             given = {p: int(v) for p, v in values.items() if v > 0}
             broken = judged(self.space, given)["violations"]
-        return {"assignment": _entries(self.space, nearest), "distance": number(distance),
-                "violations": broken}
+        result: ProjectResult = {"assignment": _entries(self.space, found.amounts),
+                                 "distance": number(found.distance), "violations": broken}
+        if not found.exact:
+            result["status"] = "feasible"
+        return result
 
 
 def pairs(document: Mapping[str, Any], *, side: str | None = None) -> PairsResult:
@@ -886,10 +892,13 @@ def options(document: Mapping[str, Any], fixed: object = None, pair: object = No
 
 
 def project(document: Mapping[str, Any], amounts: object, *,
-            side: str | None = None) -> ProjectResult:
+            side: str | None = None, time_limit: float | None = None,
+            cancel: Cancel | None = None) -> ProjectResult:
     """``{"assignment", "distance", "violations"}``: the legal assignment nearest
     ``amounts`` (``{source, target, amount}`` entries with any numbers; pairs left out
     are 0) in L1 distance over all pairs, ties broken by the side's default objective
     (best first) and then by enumerate's order; ``violations`` are the rules the input
-    breaks when its amounts are whole numbers >= 0 (else empty)."""
-    return prepare(document, side=side).project(amounts)
+    breaks when its amounts are whole numbers >= 0 (else empty). The time limit (as
+    ``solve``'s) or ``cancel`` (set from another thread) stops the search: the answer is
+    then the nearest legal assignment found, its distance, and ``"status": "feasible"``."""
+    return prepare(document, side=side).project(amounts, time_limit=time_limit, cancel=cancel)
