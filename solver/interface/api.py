@@ -57,7 +57,7 @@ from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.solve import Solution
 from trample.solver.optimize.solve import solve as optimize
 from trample.solver.rules.assignment import parse_assignment, to_entries
-from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, legal_space
+from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, held_bytes, legal_space
 from trample.solver.rules.validate import check_legal, each_violation
 
 if TYPE_CHECKING:
@@ -264,8 +264,14 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
     return float(seconds)
 
 
-SPACE_CACHE_ENTRIES = 256
-"""Legal spaces of small documents kept for the next request about the same combat."""
+SPACE_CACHE_BYTES = 64 << 20
+"""Memory the legal spaces kept for the next request about the same combat may hold in
+all, as :func:`~trample.solver.rules.legal_space.held_bytes` estimates it (the most any
+request makes a space keep, its key's text counted too): the least recently asked go
+first past it. A tiny combat's space holds some 15 to 60 KiB; one with ten attackers
+that may assign as though unblocked, megabytes (a mode space for each set of splits)."""
+SEEN_KEYS = 1_024
+"""Documents asked about once whose next request keeps their space (by key hash)."""
 SPACE_CACHE_CREATURES = 16
 SPACE_CACHE_CHARACTERS = 4_096
 """A document is cached only when it lists at most this many creatures and its JSON text
@@ -273,9 +279,11 @@ is at most this long: the key is that text, and a tiny combat's costs far less t
 out (well under a microsecond with orjson) than to parse and derive again."""
 
 Key = tuple[str | bytes, str | None]
-_spaces: OrderedDict[Key, tuple[LegalSpace, Any]] = OrderedDict()
+_spaces: OrderedDict[Key, tuple[LegalSpace, Any, int]] = OrderedDict()
 """The kept spaces by key, each with the JSON values its text decodes to (None: the text
-needs no check, :func:`_cache_key`)."""
+needs no check, :func:`_cache_key`) and the bytes it is counted for."""
+_held = 0
+"""The bytes the kept spaces are counted for, in all (changed under :data:`_spaces_lock`)."""
 _seen: OrderedDict[int, None] = OrderedDict()
 """Hashes of the keys of documents read once: a space is kept when its document comes
 back, so that a stream of documents each asked about once evicts nothing (and keeps
@@ -339,7 +347,7 @@ def _found(key: Key, document: object) -> LegalSpace | None:
     entry = _spaces.get(key)
     if entry is None:
         return None
-    space, values = entry
+    space, values, _ = entry
     if type(key[0]) is bytes and not documents_are_json.get():
         # orjson's text: the document must be the JSON values the text decodes to (not a
         # NaN where the text says null, nor a UUID where it says a string).
@@ -362,11 +370,13 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
 
     Request fields the document carries are checked whichever command reads it, so a
     malformed ``objective`` or ``time_limit`` is refused by ``count`` as by ``solve``.
-    The spaces of up to :data:`SPACE_CACHE_ENTRIES` small documents asked about more than
-    once are kept, the least recently asked evicted first, keyed by their JSON text: a
+    The spaces of small documents asked about more than once are kept, up to
+    :data:`SPACE_CACHE_BYTES` in all, the least recently asked evicted first, keyed by
+    their JSON text: a
     request about a combat asked about recently (a search loop's usual question) skips
     the parsing and what the space derived (its scoring, parts, answers).
     """
+    global _held
     key = _cache_key(document, side)
     if key is not None:
         found = _found(key, document)
@@ -386,21 +396,32 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
                 values = None
                 if type(key[0]) is bytes and not documents_are_json.get():
                     values = _orjson_module().loads(key[0])
-                _spaces[key] = (space, values)
-                if len(_spaces) > SPACE_CACHE_ENTRIES:
-                    _spaces.popitem(last=False)  # the least recently asked
+                weight = held_bytes(space) + len(key[0])
+                if weight <= SPACE_CACHE_BYTES:
+                    _spaces[key] = (space, values, weight)
+                    _held += weight
+                    while _held > SPACE_CACHE_BYTES:  # the least recently asked first
+                        _held -= _spaces.popitem(last=False)[1][2]
             else:
                 _seen[digest] = None
-                if len(_seen) > 4 * SPACE_CACHE_ENTRIES:
+                if len(_seen) > SEEN_KEYS:
                     _seen.popitem(last=False)
     return space
 
 
+def kept_bytes() -> int:
+    """The memory the spaces kept by :func:`space_of` are counted for, in all (at most
+    :data:`SPACE_CACHE_BYTES`)."""
+    return _held
+
+
 def forget_spaces() -> None:
     """Empty the cache of :func:`space_of` (tests; a caller short of memory)."""
+    global _held
     with _spaces_lock:
         _spaces.clear()
         _seen.clear()
+        _held = 0
 
 
 _request_started: ContextVar[float | None] = ContextVar("request_started", default=None)
@@ -679,7 +700,7 @@ def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared
     the objective terms, the parts, the exact counting structure, a single source's
     answer to each objective asked), so the second ``solve`` of a tiny combat costs a
     few percent of the function's first, and ``count`` a hundredth. The functions keep
-    the spaces of the last :data:`SPACE_CACHE_ENTRIES` small documents too
+    the spaces of recently asked small documents too
     (:func:`space_of`), but still write each document out as JSON to find it there.
 
     >>> doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
