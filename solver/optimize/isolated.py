@@ -44,8 +44,11 @@ GRACE = 5.0
 """Seconds a child may answer after its time limit (a large model's search stops late,
 and its answer must be written and read) before it is asked to stop, and again before it
 is ended."""
-IDLE_CHILDREN = 4
-"""Children kept waiting for the next search; more are ended when their search is done."""
+IDLE_CHILDREN = 1
+"""Children kept waiting for the next search (each holds some 100 MiB: Python, OR-Tools
+and what it imports); more are ended when their search is done. Starting one takes about
+as long as importing OR-Tools (0.5 to 2 s), paid by the first portfolio of a process and
+by one that runs while another does."""
 LAST_WORDS = 4096
 """Bytes of a child's standard error kept, for the message when it dies."""
 
