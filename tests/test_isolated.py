@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,15 @@ def test_the_hostile_combats_among_the_fuzz_seeds_are_answered(name: str,
     answer = json.loads(done.stdout)
     assert answer["status"] in ("optimal", "feasible")
     assert api.validate(doc, answer["assignment"])["legal"]
+
+
+def test_a_search_s_time_counts_from_when_it_was_sent() -> None:
+    """A child that took long to start (or to read a large model) has that much less of
+    its time limit left: the search never ends later than the caller's deadline."""
+    seen: list[cp_model.CpSolver] = []
+    sent = time.time() - 599.0
+    answer = isolated._search(str(market_split().proto), str(_parameters(600.0)), sent,
+                              seen.append)
+    [solver] = seen
+    assert solver.parameters.max_time_in_seconds <= 1.0 + 1e-9
+    assert answer[0] == "answer"

@@ -30,6 +30,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -126,12 +127,18 @@ def _stop_when_done(solver: cp_model.CpSolver, line: str) -> None:
         solver.stop_search()
 
 
-def _search(model_text: str, parameters_text: str,
+def _search(model_text: str, parameters_text: str, sent: float,
             register: Callable[[cp_model.CpSolver], None]) -> tuple[Any, ...]:
     model = cp_model.CpModel()
     model.proto.parse_text_format(model_text)
     solver = cp_model.CpSolver()
     solver.parameters.parse_text_format(parameters_text)
+    limit = solver.parameters.max_time_in_seconds
+    if isfinite(limit):
+        # Its time counts from when the caller sent it: a child just started, or a large
+        # model's text read, takes that time from the search, not from the caller.
+        late = max(time.time() - sent, 0.0)
+        solver.parameters.max_time_in_seconds = max(limit - late, 0.001)
     if solver.parameters.log_search_progress:
         solver.log_callback = lambda line: _stop_when_done(solver, line)
     register(solver)
@@ -184,7 +191,7 @@ def main() -> None:
 
     threading.Thread(target=listen, daemon=True).start()
     while (job := jobs.get()) is not None:
-        _, number, model_text, parameters_text = job
+        _, number, model_text, parameters_text, sent = job
 
         def register(solver: cp_model.CpSolver, number: int = number) -> None:
             with lock:
@@ -193,7 +200,7 @@ def main() -> None:
                     solver.parameters.max_time_in_seconds = 0.0
 
         try:
-            answer = _search(model_text, parameters_text, register)
+            answer = _search(model_text, parameters_text, sent, register)
         finally:
             with lock:
                 running.pop(number, None)
@@ -303,7 +310,7 @@ def solve(model: cp_model.CpModel, parameters: Any,
     limit = float(parameters.max_time_in_seconds)
     patience = limit + GRACE if isfinite(limit) else inf
     message: tuple[Any, ...] | None
-    sent = child.send(("solve", job, str(model.proto), str(parameters)))
+    sent = child.send(("solve", job, str(model.proto), str(parameters), time.time()))
 
     def stop() -> None:
         child.send(("stop", job))
