@@ -162,3 +162,15 @@ def line_value(doc: dict, a1: dict, terms: list[str] | None = None) -> tuple[int
         v = _regular(doc, [(res, died, lost)], d2, terms)
         worst = v if worst is None or v < worst else worst
     return worst
+
+
+def regular_line_value(doc: dict, a2: dict, terms: list[str] | None = None) -> tuple[int, ...]:
+    """What the attackers' split ``a2`` of a regular-step document guarantees: min over
+    the defenders' reply of the score."""
+    terms = terms or PLAN_TERMS
+    worst = None
+    for b2 in _splits(doc, "blockers"):
+        end, res, died, lost = step(doc, {**a2, **b2})
+        v = score(doc, [(res, died, lost)], end, terms)
+        worst = v if worst is None or v < worst else worst
+    return worst

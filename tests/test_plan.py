@@ -145,6 +145,106 @@ def test_a_time_limit_answers_feasible_with_a_guaranteed_value() -> None:
         doc, dict(found.first_strike))
 
 
+def lifelink_wall(power: int) -> dict:
+    """Two tramplers on two shared blockers, one with lifelink: the regular step does not
+    separate (the defenders' lifelink and the attackers' damage meet at their life), so
+    each split of the attackers is played against every reply."""
+    return {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": 9}],
+            "creatures": [
+                {"id": "a0", "controller": "ap", "power": power, "toughness": 3,
+                 "keywords": ["trample"], "attacking": "dp"},
+                {"id": "a1", "controller": "ap", "power": power, "toughness": 3,
+                 "keywords": ["trample"], "attacking": "dp"},
+                {"id": "b0", "controller": "dp", "power": 3, "toughness": 2,
+                 "keywords": ["lifelink"], "blocking": ["a0", "a1"]},
+                {"id": "b1", "controller": "dp", "power": 2, "toughness": 2,
+                 "blocking": ["a0", "a1"]}],
+            "step": "regular"}
+
+
+def test_a_budget_stops_a_regular_step_plan_with_a_proved_value() -> None:
+    """The stop is looked at inside the regular step's search, not only between
+    first-strike splits: a budget of half the lines a full search scores answers
+    ``feasible`` with a split whose value the brute force confirms."""
+    doc = lifelink_wall(4)
+    combat = Combat.from_json(doc)
+    full = plan(combat)
+    assert full.status == "optimal"
+    budget = full.leaves // 2
+    found = plan(combat, max_leaves=budget)
+    assert found.status == "feasible"
+    assert found.leaves <= budget
+    split = dict(found.attackers_regular)
+    assert brute.is_legal(doc, "attackers", split)
+    value = tuple(found.objective.values())
+    assert value == brute_plan.regular_line_value(doc, split)
+    assert value <= brute_plan.plan_value(doc) == tuple(full.objective.values())
+
+
+def test_a_cancel_already_set_answers_the_first_proved_split() -> None:
+    from trample.solver.optimize.cancel import Cancel
+
+    doc = lifelink_wall(4)
+    cancel = Cancel()
+    cancel.set()
+    found = plan(Combat.from_json(doc), cancel=cancel)
+    full = plan(Combat.from_json(doc))
+    assert found.status == "feasible"
+    assert found.leaves < full.leaves
+    split = dict(found.attackers_regular)
+    assert tuple(found.objective.values()) == brute_plan.regular_line_value(doc, split)
+    answer = api.plan(doc, cancel=cancel)
+    assert answer["status"] == "feasible"
+    assert answer["objective"] == found.objective
+
+
+def test_a_stop_before_any_value_is_proved_refuses_rather_than_guesses() -> None:
+    """Stopped before the first split's value is proved, the search goes on for a fixed
+    number of lines at most, then refuses the combat with its size."""
+    from trample.solver.actions import plan as planning
+
+    doc = lifelink_wall(4)
+    with pytest.raises(InputError, match=r"within the request's limits: the search was "
+                       r"stopped before the value of any split was proved \(5 lines "
+                       r"scored; the four choices have 1,320 legal splits"):
+        plan(Combat.from_json(doc), max_leaves=5)
+    # A deadline long past: at most PROVING_LEAVES lines, on a combat whose first split
+    # needs more (played against each of the defenders' 61 x 41 replies).
+    big = lifelink_wall(2)
+    for blocker, power in zip(big["creatures"][2:], (60, 40), strict=True):
+        blocker["power"] = power
+    with pytest.raises(InputError, match=f"the time limit ran out before the value of any "
+                       f"split was proved \\({planning.PROVING_LEAVES:,} lines scored"):
+        plan(Combat.from_json(big), deadline=0.0)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=tiny_plans(), budget=st.integers(1, 40))
+def test_a_stopped_plan_answers_a_value_its_split_guarantees(doc: dict, budget: int) -> None:
+    """Whatever the budget: a refusal, or a legal first split whose value the brute force
+    confirms, never above the optimum; ``optimal`` only when the search was complete."""
+    combat = Combat.from_json(doc)
+    try:
+        found = plan(combat, max_leaves=budget)
+    except InputError as exc:
+        assert "before the value of any split was proved" in str(exc)
+        return
+    value = tuple(found.objective.values())
+    assert found.leaves <= budget
+    if brute.effective_step(doc) == "first_strike":
+        split = dict(found.first_strike)
+        assert brute.is_legal(doc, "attackers", split)
+        assert value == brute_plan.line_value(doc, split)
+    else:
+        split = dict(found.attackers_regular)
+        assert value == brute_plan.regular_line_value(doc, split)
+    best = brute_plan.plan_value(doc)
+    assert value <= best
+    if found.status == "optimal":
+        assert value == best
+
+
 def test_plan_refuses_terms_it_does_not_know() -> None:
     with pytest.raises(InputError, match=r"objective\[0\]: unknown term 'lethal' for plan"):
         api.plan(brute_plan_doc(), objective=["lethal"])

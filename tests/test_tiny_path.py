@@ -308,25 +308,37 @@ def test_a_side_that_is_no_string_is_refused_not_hashed(parses: list[object],
         assert answer["error"]["code"] == protocol.INVALID_PARAMS, answer
 
 
-def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[object]) -> None:
+def test_the_cache_is_bounded_and_skips_large_or_odd_documents(
+        parses: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
     kept = tiny(2, 9_999)
     api.count(kept)
     api.count(kept)
-    for i in range(api.SPACE_CACHE_ENTRIES + 20):
+    # Room for this many spaces of one creature more or less: what the cache counts
+    # each for (its estimate and its key), read from its own accounting.
+    api.count(tiny(1, 9_998))
+    api.count(tiny(1, 9_998))
+    weights = [weight for _, _, weight in api._spaces.values()]
+    room = 40
+    monkeypatch.setattr(api, "SPACE_CACHE_BYTES", weights[0] + (room - 1) * weights[1])
+    api.forget_spaces()
+    api.count(kept)
+    api.count(kept)
+    for i in range(room + 20):
         doc = tiny(1, 10_000 + i)
         api.count(doc)
         api.count(doc)  # asked twice: kept
         api.count(kept)  # asked again and again: never the least recently asked
-    assert len(api._spaces) == api.SPACE_CACHE_ENTRIES
-    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 42
+        assert api.kept_bytes() <= api.SPACE_CACHE_BYTES
+    assert len(api._spaces) == room
+    assert len(parses) == 2 * room + 42 + 4
     api.count(kept)
-    api.count(tiny(1, 10_000 + api.SPACE_CACHE_ENTRIES + 19))
-    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 42
+    api.count(tiny(1, 10_000 + room + 19))
+    assert len(parses) == 2 * room + 42 + 4
     api.count(tiny(1, 10_000))  # the least recently asked went first
-    assert len(parses) == 2 * api.SPACE_CACHE_ENTRIES + 43
-    for i in range(8 * api.SPACE_CACHE_ENTRIES):  # each once: nothing evicted
+    assert len(parses) == 2 * room + 43 + 4
+    for i in range(8 * room):  # each once: nothing evicted
         api.count(tiny(1, 20_000 + i))
-    assert api.count(kept) and len(parses) == 10 * api.SPACE_CACHE_ENTRIES + 43
+    assert api.count(kept) and len(parses) == 10 * room + 43 + 4
     big = tiny(3, 5)
     big["creatures"] += [{"id": f"x{i}", "controller": "dp", "power": 1, "toughness": 1}
                          for i in range(api.SPACE_CACHE_CREATURES)]
@@ -336,7 +348,7 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(parses: list[obje
     for doc in (big, odd):
         for _ in range(3):
             api.count(doc)
-    assert len(parses) == 10 * api.SPACE_CACHE_ENTRIES + 49
+    assert len(parses) == 10 * room + 49 + 4
 
 
 # -- serve's reader ---------------------------------------------------------------------------

@@ -17,19 +17,27 @@ assignments that reach it):
    completion left (a CP-SAT feasibility check per move tried, starting from a known
    solution so that only earlier moves need trying), then each slot to its largest
    value left.
+
+A deadline or a cancel stops it at any run: every legal assignment a run finds is kept
+(the greedy split to begin with), and the nearest of them is the answer, not proved
+(:class:`Nearest`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
-from math import ceil, floor, lcm
+from math import ceil, floor, inf, lcm
 
 from ortools.sat.python import cp_model
 
 from trample.models.document.errors import InternalError
 from trample.solver.count.counting import Census, Move
+from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.cpsat import build_group
+from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.objectives import DEFAULTS
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace
@@ -41,21 +49,85 @@ COARSE = 2**16
 """Scale of the approximate distance that first narrows the search (fine fractions)."""
 
 
-def _solver() -> cp_model.CpSolver:
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    return solver
+def distance(chosen: Mapping[Pair, int], values: Mapping[Pair, Fraction]) -> Fraction:
+    """The L1 distance between an assignment and the numbers, over every pair (pairs left
+    out of either are 0)."""
+    zero = Fraction(0)
+    total = sum((abs(v) for p, v in values.items() if p not in chosen), zero)
+    total += sum((abs(a - values.get(p, zero)) for p, a in chosen.items()), zero)
+    return total
 
 
-def _optimum(model: cp_model.CpModel, solver: cp_model.CpSolver,
-             expression: cp_model.LinearExprT) -> int:
-    """Solve to optimality; the expression's value, exactly (the solver reports the
-    objective as a float, too coarse for large scaled distances)."""
-    code = solver.solve(model)
-    if code != cp_model.OPTIMAL:
-        raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
-    return int(solver.value(expression))
+@dataclass(frozen=True, slots=True)
+class Nearest:
+    """What :func:`nearest` found: the assignment, and whether it is proved to be the
+    one asked for (False when a deadline or a cancel stopped the search first: then it
+    is the nearest legal assignment found)."""
+
+    amounts: Amounts
+    exact: bool
+
+
+class _Stopped(Exception):
+    """A run ended by the deadline or a cancel."""
+
+
+class _Runs:
+    """The CP-SAT runs of one projection: one solver, each run within what is left of the
+    deadline and stopped by the cancel; the nearest legal assignment any run found
+    (later ones first among equals: they satisfy more of the stages) is kept."""
+
+    def __init__(self, x: Mapping[Pair, cp_model.IntVar], values: Mapping[Pair, Fraction],
+                 start: Amounts, deadline: float | None, cancel: Cancel | None) -> None:
+        self.solver = cp_model.CpSolver()
+        self.solver.parameters.num_workers = 1
+        self.solver.parameters.random_seed = 0
+        self.x, self.values = x, values
+        self.deadline, self.cancel = deadline, cancel
+        self.best, self.best_distance = start, distance(start, values)
+
+    def _keep(self) -> Amounts:
+        found = {p: self.solver.value(v) for p, v in self.x.items()}
+        d = distance({p: a for p, a in found.items() if a > 0}, self.values)
+        if d <= self.best_distance:
+            self.best, self.best_distance = found, d
+        return found
+
+    def _stop(self) -> None:
+        self.solver.parameters.max_time_in_seconds = 0.0
+        self.solver.stop_search()
+
+    def solve(self, model: cp_model.CpModel) -> cp_model.CpSolverStatus:
+        """One run; :class:`_Stopped` when the deadline or the cancel ended it before it
+        settled (its solution, if any, kept first)."""
+        left = inf if self.deadline is None else self.deadline - time.monotonic()
+        if left <= 0 or (self.cancel is not None and self.cancel.is_set()):
+            raise _Stopped
+        self.solver.parameters.max_time_in_seconds = left
+        if self.cancel is None:
+            code = self.solver.solve(model)
+        else:
+            with self.cancel.watching(self._stop) as running:
+                code = self.solver.solve(model) if running else cp_model.UNKNOWN
+        settled = code in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or (
+            code == cp_model.FEASIBLE and not model.has_objective())
+        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self._keep()
+        if not settled and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+            raise _Stopped
+        return code
+
+    def optimum(self, model: cp_model.CpModel, expression: cp_model.LinearExprT) -> int:
+        """Solve to optimality; the expression's value, exactly (the solver reports the
+        objective as a float, too coarse for large scaled distances)."""
+        code = self.solve(model)
+        if code != cp_model.OPTIMAL:
+            raise InternalError(f"project: CP-SAT ended with {self.solver.status_name(code)}")
+        return int(self.solver.value(expression))
+
+    def values_found(self) -> dict[Pair, int]:
+        """The last run's assignment."""
+        return {p: self.solver.value(v) for p, v in self.x.items()}
 
 
 def _matches(move: Move, mine: Mapping[str, int], recipients: list[str]) -> bool:
@@ -71,7 +143,7 @@ def _matches(move: Move, mine: Mapping[str, int], recipients: list[str]) -> bool
     return all(mine.get(t, 0) == 0 for t in recipients if t not in placed)
 
 
-def _minimize_exactly(model: cp_model.CpModel, solver: cp_model.CpSolver,
+def _minimize_exactly(model: cp_model.CpModel, runs: _Runs,
                       terms: list[tuple[int, cp_model.IntVar, int]]) -> None:
     """Minimize sum(coefficient * variable) (each variable between 0 and the bound that
     follows it), the coefficients of any size, and keep the assignments at the minimum.
@@ -111,10 +183,10 @@ def _minimize_exactly(model: cp_model.CpModel, solver: cp_model.CpSolver,
         if isinstance(stage, int):
             continue
         model.minimize(stage)
-        model.add(stage == _optimum(model, solver, stage))
+        model.add(stage == runs.optimum(model, stage))
 
 
-def _cut_near(model: cp_model.CpModel, solver: cp_model.CpSolver,
+def _cut_near(model: cp_model.CpModel, runs: _Runs,
               x: Mapping[Pair, cp_model.IntVar], legal: Mapping[Pair, Fraction],
               inside: Mapping[Pair, Fraction], power: Mapping[str, int]) -> None:
     """Keep only the assignments nearly as near as the nearest, measured on a coarse scale.
@@ -138,23 +210,39 @@ def _cut_near(model: cp_model.CpModel, solver: cp_model.CpSolver,
         errors.append(e)
     total = sum(errors)
     model.minimize(total)
-    model.add(total <= _optimum(model, solver, total) + 2 * len(inside))
+    model.add(total <= runs.optimum(model, total) + 2 * len(inside))
 
 
 def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
-            lexicographic: Sequence[Pair] | None = None) -> Amounts:
+            lexicographic: Sequence[Pair] | None = None, deadline: float | None = None,
+            cancel: Cancel | None = None) -> Nearest:
     """The legal assignment nearest ``values`` over the legal pairs, ties to the default
     objective and then to the first in enumeration order (pairs that are not legal add
     the same to every distance, so they play no part). With ``lexicographic``, the last
     tie-break is the smallest amounts over those pairs in lexicographic order instead
-    (the order of a union of spaces, :mod:`trample.solver.actions.union`)."""
+    (the order of a union of spaces, :mod:`trample.solver.actions.union`).
+
+    A ``deadline`` (a :func:`time.monotonic` instant) or a ``cancel`` that stops a run
+    ends the search: the answer is then the nearest legal assignment found (at worst the
+    greedy split), not exact."""
     # The legal space's model, as the search builds it (the rules, and each term of the
     # default objective as an expression), without symmetry breaking: the nearest split
     # to a given vector is not one of a class of interchangeable ones.
     built = build_group(space, [s for s in space.sources if s.recipients],
                         DEFAULTS[space.side], symmetry=False)
-    model, x = built.model, built.x
-    solver = _solver()
+    runs = _Runs(built.x, values, greedy(space), deadline, cancel)
+    try:
+        return Nearest(_search(space, census, values, lexicographic, built.model, built.x,
+                               built.expressions, runs), True)
+    except _Stopped:
+        return Nearest({p: a for p, a in runs.best.items() if a > 0}, False)
+
+
+def _search(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
+            lexicographic: Sequence[Pair] | None, model: cp_model.CpModel,
+            x: Mapping[Pair, cp_model.IntVar], expressions: Sequence[cp_model.LinearExprT],
+            runs: _Runs) -> Amounts:
+    """The stages of :func:`nearest` (:class:`_Stopped` when a run is stopped)."""
 
     # 1. The least distance, exactly. For an integer x, with v = n + f (n whole,
     # 0 <= f < 1): |x - v| = |x - n| + f - 2f [x > n]; times the common denominator D of
@@ -181,20 +269,20 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
             model.add(x[p] >= whole + 1).only_enforce_if(above)
             terms.append((-2 * int(part * scale), above, 1))
     if inside and scale > COARSE:
-        _cut_near(model, solver, x, legal, inside, power)
-    _minimize_exactly(model, solver, terms)
+        _cut_near(model, runs, x, legal, inside, power)
+    _minimize_exactly(model, runs, terms)
 
     # 2. The default objective, term by term.
-    for expression in built.expressions:
+    for expression in expressions:
         if isinstance(expression, int):
             continue
         model.maximize(expression)
-        model.add(expression >= _optimum(model, solver, expression))
+        model.add(expression >= runs.optimum(model, expression))
     model.clear_objective()  # type: ignore[no-untyped-call]
-    code = solver.solve(model)
+    code = runs.solve(model)
     if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
-    incumbent = {p: solver.value(v) for p, v in x.items()}
+        raise InternalError(f"project: CP-SAT ended with {runs.solver.status_name(code)}")
+    incumbent = runs.values_found()
 
     if lexicographic is not None:
         # 3'. The lexicographically smallest among those left: each pair in turn at its
@@ -202,12 +290,12 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
         for p in lexicographic:
             if p in x:
                 model.minimize(x[p])
-                model.add(x[p] == _optimum(model, solver, x[p]))
+                model.add(x[p] == runs.optimum(model, x[p]))
         model.clear_objective()  # type: ignore[no-untyped-call]
-        code = solver.solve(model)
+        code = runs.solve(model)
         if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise InternalError(f"project: CP-SAT ended with {solver.status_name(code)}")
-        found = {p: solver.value(v) for p, v in x.items()}
+            raise InternalError(f"project: CP-SAT ended with {runs.solver.status_name(code)}")
+        found = runs.values_found()
         return {p: n for p, n in found.items() if n > 0}
 
     # 3. The first in enumeration order among those left.
@@ -228,11 +316,13 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
                 _impose(model, x, s.id, recipients, move, lit)
                 model.clear_assumptions()
                 model.add_assumptions([lit])
-                code = solver.solve(model)
-                model.clear_assumptions()
+                try:
+                    code = runs.solve(model)
+                finally:
+                    model.clear_assumptions()
                 if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     chosen = move
-                    incumbent = {p: solver.value(v) for p, v in x.items()}
+                    incumbent = runs.values_found()
                     model.add(lit == 1)
                     break
                 model.add(lit == 0)
@@ -246,12 +336,14 @@ def nearest(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
                 current = [incumbent[(s.id, slot.target)] for slot in chosen.slots]
                 _lexicographically_larger(model, column, current, lit)
                 model.add_assumptions([lit])
-                code = solver.solve(model)
-                model.clear_assumptions()
+                try:
+                    code = runs.solve(model)
+                finally:
+                    model.clear_assumptions()
                 if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                     model.add(lit == 0)
                     break
-                incumbent = {p: solver.value(v) for p, v in x.items()}
+                incumbent = runs.values_found()
             for t in recipients:
                 model.add(x[(s.id, t)] == incumbent[(s.id, t)])
             state = chosen.next_state

@@ -27,6 +27,7 @@ from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
 from trample.solver.actions.union import census_of
 from trample.solver.count.counting import CountOutOfReach
+from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import legal_space
@@ -45,8 +46,19 @@ MAX_PLAN_SIZE = 2_000_000
 """The largest combat planned: the product of the numbers of legal splits of the four
 choices (the regular step's counted on the combat before first-strike damage)."""
 
+PROVING_LEAVES = 2_000
+"""Lines a stopped search (a deadline passed, a cancel) may still score to prove the
+value of its first candidate split when it has proved none: a fixed amount of work (well
+under a second), so that a tiny combat always gets an answer and a large one is refused
+soon after its time is up, whatever the machine."""
+
 Vector = tuple[int, ...]
 Status = Literal["optimal", "feasible"]
+
+
+class _Stopped(Exception):
+    """The search was stopped (deadline, cancel or its budget of lines) inside a
+    candidate's evaluation: what that candidate's evaluation found is no guarantee."""
 
 
 def parse_plan_objective(raw: object, path: str = "objective",
@@ -135,13 +147,21 @@ _TERMS: dict[str, Callable[[Scorer, Steps, frozenset[str]], int]] = {
 }
 
 
-def splits(combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
-    """Every legal split of one side in one step, in enumerate's order."""
+def splits(combat: Combat, side: Literal["attackers", "blockers"],
+           check: Callable[[], None] | None = None) -> list[Amounts]:
+    """Every legal split of one side in one step, in enumerate's order (the one split
+    when no source has a choice); ``check`` is called every 256 (it raises to stop the
+    listing)."""
     space = legal_space(combat, side)
     forced = space.forced
     if forced is not None:
         return [forced]
-    return [dict(a) for a in census_of(space, ordered=True).enumerate()]
+    out: list[Amounts] = []
+    for i, a in enumerate(census_of(space, ordered=True).enumerate()):
+        if check is not None and i % 256 == 255:
+            check()
+        out.append(dict(a))
+    return out
 
 
 def _count(combat: Combat, side: Literal["attackers", "blockers"]) -> int:
@@ -169,32 +189,72 @@ def plan_size(combat: Combat) -> int:
 
 
 class _Search:
-    def __init__(self, combat: Combat, terms: Sequence[str], deadline: float | None) -> None:
+    """The minimax search, stopped by a ``deadline``, a ``cancel`` or ``max_leaves``:
+    each is looked at before every line scored and every split listed, so that the
+    overrun is at most one line's work (or, before any value is proved,
+    :data:`PROVING_LEAVES` lines)."""
+
+    def __init__(self, combat: Combat, terms: Sequence[str], deadline: float | None,
+                 cancel: Cancel | None = None, max_leaves: int | None = None) -> None:
         self.combat = combat
         self.scorer = Scorer(combat, terms)
         self.deadline = deadline
+        self.cancel = cancel
+        self.max_leaves = max_leaves
         self.leaves = 0
+        self.proved = False
+        """Whether some candidate split of the first choice has a proved value: from then
+        on a stop is obeyed at once."""
+
+    def stopped(self) -> bool:
+        """Whether the deadline has passed, the request was cancelled or the budget of
+        lines is spent."""
+        return (self.max_leaves is not None and self.leaves >= self.max_leaves) \
+            or (self.cancel is not None and self.cancel.is_set()) \
+            or (self.deadline is not None and time.monotonic() > self.deadline)
+
+    def _check(self) -> None:
+        """Raise :class:`_Stopped` when the search must end: at once once a value is
+        proved, else after :data:`PROVING_LEAVES` lines (or the budget)."""
+        if self.stopped() and (self.proved or self.leaves >= PROVING_LEAVES
+                               or (self.max_leaves is not None
+                                   and self.leaves >= self.max_leaves)):
+            raise _Stopped
+
+    def _splits(self, combat: Combat, side: Literal["attackers", "blockers"]) -> list[Amounts]:
+        return splits(combat, side, self._check)
 
     def regular(self, first: StepResult | None, combat: Combat, alpha: Vector | None,
-                beta: Vector | None) -> tuple[Vector, Amounts, Amounts]:
+                beta: Vector | None, top: list[tuple[Vector, Amounts, Amounts]] | None = None
+                ) -> tuple[Vector, Amounts, Amounts]:
         """The value of the regular step on ``combat`` for the attackers (max over their
-        split of the min over the defenders'), with its principal splits."""
-        attacks = splits(combat, "attackers")
-        replies = splits(combat, "blockers")
+        split of the min over the defenders'), with its principal splits. With ``top``
+        (the regular step is the first choice), each attackers' split whose value is
+        proved, when it is the best so far, is put there: what a stopped search
+        answers."""
+        attacks = self._splits(combat, "attackers")
+        replies = self._splits(combat, "blockers")
         separable = not combat.moves_a_choice \
             and not any(c.has("lifelink") for c in combat.blockers)
         if separable:
             # Every term depends on one side's split: value(a, b) = value(a, {}) +
             # value({}, b) - value({}, {}), and lexicographic order respects sums. Not
             # so when a side chooses a creature of the other's (702.22j-k): then both
-            # splits damage the same creatures and players.
+            # splits damage the same creatures and players. The defenders' worst reply
+            # first: from then on each split of the attackers has a proved value.
             base = self._leaf(first, combat, {})
-            va, best_a = max(((self._leaf(first, combat, a), i) for i, a in
-                              enumerate(attacks)), key=lambda p: (p[0], -p[1]))
-            vb, worst_b = min(((self._leaf(first, combat, b), i) for i, b in
-                               enumerate(replies)))
-            value = tuple(x + y - z for x, y, z in zip(va, vb, base, strict=True))
-            return value, attacks[best_a], replies[worst_b]
+            vb, worst_b = min((self._leaf(first, combat, b), i) for i, b in enumerate(replies))
+            found: tuple[Vector, Amounts, Amounts] | None = None
+            for a in attacks:
+                va = self._leaf(first, combat, a)
+                value = tuple(x + y - z for x, y, z in zip(va, vb, base, strict=True))
+                if found is None or value > found[0]:
+                    found = (value, a, replies[worst_b])
+                    if top is not None:
+                        top.append(found)
+                        self.proved = True
+            assert found is not None
+            return found
         best: tuple[Vector, Amounts, Amounts] | None = None
         for a in attacks:
             low: tuple[Vector, Amounts] | None = None
@@ -209,50 +269,65 @@ class _Search:
             assert low is not None
             if best is None or low[0] > best[0]:
                 best = (low[0], a, low[1])
+                if top is not None:
+                    top.append(best)
+                    self.proved = True
                 if beta is not None and best[0] >= beta:
                     break  # the defenders will not let the line come here
         assert best is not None
         return best
 
     def _leaf(self, first: StepResult | None, combat: Combat, amounts: Amounts) -> Vector:
+        self._check()
         self.leaves += 1
         return self.scorer.score(first, deal_step(combat, amounts, last=True))
 
     def run(self) -> Plan:
+        """The plan; ``feasible`` with the best split whose value is proved when the
+        search is stopped; :class:`_Stopped` when it is stopped before any is."""
         combat = self.combat
         if combat.step != "first_strike":
-            value, a2, b2 = self.regular(None, combat, None, None)
+            top: list[tuple[Vector, Amounts, Amounts]] = []
+            try:
+                value, a2, b2 = self.regular(None, combat, None, None, top)
+            except _Stopped:
+                if not top:
+                    raise
+                return self._plan("feasible", top[-1][0], {}, {}, *top[-1][1:])
             return self._plan("optimal", value, {}, {}, a2, b2)
-        attacks = splits(combat, "attackers")
-        replies = splits(combat, "blockers")
+        attacks = self._splits(combat, "attackers")
+        replies = self._splits(combat, "blockers")
         best: tuple[Vector, Amounts, Amounts, Amounts, Amounts] | None = None
         status: Status = "optimal"
         for a1 in attacks:
-            if best is not None and self.deadline is not None \
-                    and time.monotonic() > self.deadline:
+            low: tuple[Vector, Amounts, Amounts, Amounts] | None = None
+            try:
+                for b1 in replies:
+                    first = deal_step(combat, {**a1, **b1})
+                    assert first.after is not None
+                    alpha = None if best is None else best[0]
+                    beta = None if low is None else low[0]
+                    value, a2, b2 = self.regular(first, first.after, alpha, beta)
+                    if low is None or value < low[0]:
+                        low = (value, b1, a2, b2)
+                    if best is not None and low[0] <= best[0]:
+                        break
+            except _Stopped:
+                if best is None:
+                    raise
                 status = "feasible"
                 break
-            low: tuple[Vector, Amounts, Amounts, Amounts] | None = None
-            for b1 in replies:
-                first = deal_step(combat, {**a1, **b1})
-                assert first.after is not None
-                alpha = None if best is None else best[0]
-                beta = None if low is None else low[0]
-                value, a2, b2 = self.regular(first, first.after, alpha, beta)
-                if low is None or value < low[0]:
-                    low = (value, b1, a2, b2)
-                if best is not None and low[0] <= best[0]:
-                    break
             assert low is not None
             if best is None or low[0] > best[0]:
                 best = (low[0], a1, *low[1:])
+            self.proved = True
         assert best is not None
         return self._plan(status, *best)
 
     def guarantee(self, a1: Amounts) -> Vector:
         """What the first-strike split ``a1`` guarantees: the defenders' worst reply."""
         low: Vector | None = None
-        for b1 in splits(self.combat, "blockers"):
+        for b1 in self._splits(self.combat, "blockers"):
             first = deal_step(self.combat, {**a1, **b1})
             assert first.after is not None
             value, _, _ = self.regular(first, first.after, None, low)
@@ -267,18 +342,33 @@ class _Search:
 
 
 def plan(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
-         deadline: float | None = None, max_size: int = MAX_PLAN_SIZE) -> Plan:
+         deadline: float | None = None, max_size: int = MAX_PLAN_SIZE,
+         cancel: Cancel | None = None, max_leaves: int | None = None) -> Plan:
     """The attackers' best first-strike split against the defenders' worst replies, with
     the value it guarantees (exact minimax, lexicographic). A combat whose four choices
-    have more than ``max_size`` splits in product is refused, never estimated; a
-    ``deadline`` that stops the search answers ``feasible`` with the best split fully
-    examined (its value is guaranteed)."""
+    have more than ``max_size`` splits in product is refused, never estimated.
+
+    A ``deadline`` (a :func:`time.monotonic` instant) that passes, a ``cancel`` that is
+    set, or ``max_leaves`` lines scored stop the search: it answers ``feasible`` with the
+    best split fully examined (its value is guaranteed). Stopped before any split is
+    fully examined, it goes on for at most :data:`PROVING_LEAVES` lines in all to prove
+    the first one, and past them refuses the combat (:class:`InputError` naming its
+    size): a value it has not proved is never given."""
     size = plan_size(combat)
     if size > max_size:
         raise InputError("combat", f"too large to plan exactly: the four choices have "
                          f"{'more than ' if size > MAX_PLAN_SIZE else ''}{size:,} legal "
                          f"splits in product (the limit is {max_size:,})")
-    return _Search(combat, terms, deadline).run()
+    search = _Search(combat, terms, deadline, cancel, max_leaves)
+    try:
+        return search.run()
+    except _Stopped:
+        why = "the request was cancelled" if cancel is not None and cancel.is_set() else \
+            "the search was stopped" if deadline is None else "the time limit ran out"
+        raise InputError("combat", f"too large to plan within the request's limits: {why} "
+                         f"before the value of any split was proved ({search.leaves:,} "
+                         f"lines scored; the four choices have {size:,} legal splits in "
+                         "product)") from None
 
 
 def guarantee(combat: Combat, first_strike: Amounts,

@@ -38,7 +38,9 @@ the CP-SAT model of :mod:`trample.solver.actions.nearest`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
 
@@ -54,6 +56,7 @@ from trample.solver.count.counting import (
     _record,
     compositions_count,
 )
+from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Source
@@ -71,6 +74,18 @@ KEPT_STATES = 250_000
 amounts fixed before and after a source (a walk asks again and again with the same
 ones): past this many in all, or past as many as its programs hold (so that what is kept
 never takes more memory than the programs themselves), the kept ones are dropped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Projection:
+    """The legal assignment nearest some numbers (:meth:`Actions.projection`)."""
+
+    amounts: Amounts
+    distance: Fraction
+    """Its L1 distance to the numbers, exactly."""
+    exact: bool
+    """Whether it is proved to be the nearest with the ties broken as ``project`` says
+    (False: a deadline or a cancel stopped the search, and it is the nearest found)."""
 
 
 # -- compositions in enumeration order --------------------------------------------------
@@ -423,22 +438,30 @@ class Actions:
         to the first in enumeration order. Spaces of at most ``exhaustive_limit``
         assignments are looked at one by one, larger ones solved with CP-SAT
         (:mod:`trample.solver.actions.nearest`)."""
+        found = self.projection(values, exhaustive_limit)
+        return found.amounts, found.distance
+
+    def projection(self, values: Mapping[Pair, Fraction],
+                   exhaustive_limit: int = PROJECT_LIMIT, deadline: float | None = None,
+                   cancel: Cancel | None = None) -> Projection:
+        """:meth:`project`, stopped by ``deadline`` (a :func:`time.monotonic` instant) or
+        ``cancel``: then the nearest legal assignment found, not exact."""
         if self.total > exhaustive_limit:
             from trample.solver.actions.nearest import nearest
 
-            chosen = nearest(self.space, self.census, values)
+            found = nearest(self.space, self.census, values, deadline=deadline,
+                            cancel=cancel)
+            chosen, exact = found.amounts, found.exact
         else:
-            chosen = self._nearest_by_inspection(values)
+            terms = DEFAULTS[self.space.side]
+            chosen, exact = nearest_by_inspection(
+                self.census.enumerate(), values,
+                lambda amounts: tuple(evaluate(self.space, amounts, terms).values()),
+                stopper(deadline, cancel))
         zero = Fraction(0)
         distance = sum((abs(v) for p, v in values.items() if p not in chosen), zero)
         distance += sum((abs(a - values.get(p, zero)) for p, a in chosen.items()), zero)
-        return chosen, distance
-
-    def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
-        terms = DEFAULTS[self.space.side]
-        return nearest_by_inspection(
-            self.census.enumerate(), values,
-            lambda amounts: tuple(evaluate(self.space, amounts, terms).values()))
+        return Projection(chosen, distance, exact)
 
     # -- vectors -------------------------------------------------------------------------
 
@@ -447,13 +470,31 @@ class Actions:
         return [amounts.get(p, 0) for p in self.pairs]
 
 
+def stopper(deadline: float | None, cancel: Cancel | None) -> Callable[[], bool] | None:
+    """Whether the deadline (a :func:`time.monotonic` instant) has passed or the request
+    was cancelled, as a function; None when there is neither."""
+    if deadline is None and cancel is None:
+        return None
+
+    def stopped() -> bool:
+        return (cancel is not None and cancel.is_set()) or \
+            (deadline is not None and time.monotonic() > deadline)
+
+    return stopped
+
+
 def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, Fraction],
-                          key: Callable[[Amounts], tuple[int, ...]]) -> Amounts:
+                          key: Callable[[Amounts], tuple[int, ...]],
+                          stopped: Callable[[], bool] | None = None
+                          ) -> tuple[Amounts, bool]:
     """The first of ``assignments`` nearest ``values`` in L1 distance, ties broken by the
-    largest ``key`` (the default objective) and then by their order."""
+    largest ``key`` (the default objective) and then by their order; and whether every
+    assignment was looked at (``stopped``, asked after each, ends the look early: then
+    the nearest of those seen)."""
     best: Fraction | None = None
     ties: list[Amounts] = []
     zero = Fraction(0)
+    complete = True
     for amounts in assignments:
         # Relative to giving nothing: only the pairs given an amount change.
         d = zero
@@ -464,6 +505,9 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
             best, ties = d, [amounts]
         elif d == best:
             ties.append(amounts)
+        if stopped is not None and stopped():
+            complete = False
+            break
     chosen = ties[0]
     if len(ties) > 1:
         top = None
@@ -471,7 +515,7 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
             found = key(amounts)
             if top is None or found > top:
                 top, chosen = found, amounts
-    return chosen
+    return chosen, complete
 
 
 def _declared_options(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],

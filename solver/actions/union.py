@@ -60,8 +60,15 @@ from itertools import combinations
 from math import prod
 from typing import TYPE_CHECKING, Any
 
-from trample.solver.actions.splits import PROJECT_LIMIT, Actions, nearest_by_inspection
+from trample.solver.actions.splits import (
+    PROJECT_LIMIT,
+    Actions,
+    Projection,
+    nearest_by_inspection,
+    stopper,
+)
 from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, mode_space, modes_of
@@ -415,20 +422,26 @@ class UnionActions:
                 exhaustive_limit: int = PROJECT_LIMIT) -> tuple[Amounts, Fraction]:
         """As :meth:`Actions.project`, over the union: ties to the default objective,
         then to the first in the order of :meth:`rank`."""
+        found = self.projection(values, exhaustive_limit)
+        return found.amounts, found.distance
+
+    def projection(self, values: Mapping[Pair, Fraction],
+                   exhaustive_limit: int = PROJECT_LIMIT, deadline: float | None = None,
+                   cancel: Cancel | None = None) -> Projection:
+        """As :meth:`Actions.projection`, over the union."""
         if self.total > exhaustive_limit:
-            chosen = self._nearest_by_search(values)
+            chosen, exact = self._nearest_by_search(values, deadline, cancel)
         else:
-            chosen = self._nearest_by_inspection(values)
-        return chosen, _distance(chosen, values)
+            chosen, exact = nearest_by_inspection(self.enumerate(), values, self._key,
+                                                  stopper(deadline, cancel))
+        return Projection(chosen, _distance(chosen, values), exact)
 
     def _key(self, amounts: Amounts) -> tuple[int, ...]:
         own = mode_space(self.space, modes_of(self.space, amounts))
         return tuple(evaluate(own, amounts, DEFAULTS[self.space.side]).values())
 
-    def _nearest_by_inspection(self, values: Mapping[Pair, Fraction]) -> Amounts:
-        return nearest_by_inspection(self.enumerate(), values, self._key)
-
-    def _nearest_by_search(self, values: Mapping[Pair, Fraction]) -> Amounts:
+    def _nearest_by_search(self, values: Mapping[Pair, Fraction], deadline: float | None,
+                           cancel: Cancel | None) -> tuple[Amounts, bool]:
         from trample.solver.actions.nearest import nearest
 
         spaces = pieces(self.space)
@@ -439,18 +452,26 @@ class UnionActions:
                 "refused rather than approximated")
         best: tuple[Fraction, tuple[int, ...], tuple[int, ...]] | None = None
         chosen: Amounts = {}
+        stopped = stopper(deadline, cancel)
+        exact = True
         for piece in spaces:
+            if best is not None and stopped is not None and stopped():
+                exact = False  # the mode spaces not searched may hold a nearer one
+                break
             actions = Actions(piece.space)
             if not actions.total:
                 continue
             # The nearest of one mode space, ties to the objective, then the first in
             # lexicographic order; the union's nearest is the best of them.
-            found = nearest(actions.space, actions.census, values, lexicographic=self.pairs)
-            vector = tuple(found.get(p, 0) for p in self.pairs)
-            key = (_distance(found, values), tuple(-v for v in self._key(found)), vector)
+            found = nearest(actions.space, actions.census, values, lexicographic=self.pairs,
+                            deadline=deadline, cancel=cancel)
+            exact = exact and found.exact
+            vector = tuple(found.amounts.get(p, 0) for p in self.pairs)
+            key = (_distance(found.amounts, values),
+                   tuple(-v for v in self._key(found.amounts)), vector)
             if best is None or key < best:
-                best, chosen = key, found
-        return chosen
+                best, chosen = key, found.amounts
+        return chosen, exact
 
 
 def _distance(chosen: Mapping[Pair, int], values: Mapping[Pair, Fraction]) -> Fraction:

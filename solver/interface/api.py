@@ -60,7 +60,7 @@ from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.solve import Solution
 from trample.solver.optimize.solve import solve as optimize
 from trample.solver.rules.assignment import parse_assignment, to_entries
-from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, legal_space
+from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, held_bytes, legal_space
 from trample.solver.rules.validate import check_legal, each_violation
 
 if TYPE_CHECKING:
@@ -251,8 +251,14 @@ def parse_side(raw: object, path: str = "side") -> Side:
     return "attackers" if raw == "attackers" else "blockers"
 
 
-SPACE_CACHE_ENTRIES = 256
-"""Legal spaces of small documents kept for the next request about the same combat."""
+SPACE_CACHE_BYTES = 64 << 20
+"""Memory the legal spaces kept for the next request about the same combat may hold in
+all, as :func:`~trample.solver.rules.legal_space.held_bytes` estimates it (the most any
+request makes a space keep, its key's text counted too): the least recently asked go
+first past it. A tiny combat's space holds some 15 to 60 KiB; one with ten attackers
+that may assign as though unblocked, megabytes (a mode space for each set of splits)."""
+SEEN_KEYS = 1_024
+"""Documents asked about once whose next request keeps their space (by key hash)."""
 SPACE_CACHE_CREATURES = 16
 SPACE_CACHE_CHARACTERS = 4_096
 """A document is cached only when it lists at most this many creatures and its JSON text
@@ -260,9 +266,11 @@ is at most this long: the key is that text, and a tiny combat's costs far less t
 out (well under a microsecond with orjson) than to parse and derive again."""
 
 Key = tuple[str | bytes, str | None]
-_spaces: OrderedDict[Key, tuple[LegalSpace, Any]] = OrderedDict()
+_spaces: OrderedDict[Key, tuple[LegalSpace, Any, int]] = OrderedDict()
 """The kept spaces by key, each with the JSON values its text decodes to (None: the text
-needs no check, :func:`_cache_key`)."""
+needs no check, :func:`_cache_key`) and the bytes it is counted for."""
+_held = 0
+"""The bytes the kept spaces are counted for, in all (changed under :data:`_spaces_lock`)."""
 _seen: OrderedDict[int, None] = OrderedDict()
 """Hashes of the keys of documents read once: a space is kept when its document comes
 back, so that a stream of documents each asked about once evicts nothing (and keeps
@@ -326,7 +334,7 @@ def _found(key: Key, document: object) -> LegalSpace | None:
     entry = _spaces.get(key)
     if entry is None:
         return None
-    space, values = entry
+    space, values, _ = entry
     if type(key[0]) is bytes and not documents_are_json.get():
         # orjson's text: the document must be the JSON values the text decodes to (not a
         # NaN where the text says null, nor a UUID where it says a string).
@@ -349,11 +357,13 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
 
     Request fields the document carries are checked whichever command reads it, so a
     malformed ``objective`` or ``time_limit`` is refused by ``count`` as by ``solve``.
-    The spaces of up to :data:`SPACE_CACHE_ENTRIES` small documents asked about more than
-    once are kept, the least recently asked evicted first, keyed by their JSON text: a
+    The spaces of small documents asked about more than once are kept, up to
+    :data:`SPACE_CACHE_BYTES` in all, the least recently asked evicted first, keyed by
+    their JSON text: a
     request about a combat asked about recently (a search loop's usual question) skips
     the parsing and what the space derived (its scoring, parts, answers).
     """
+    global _held
     key = _cache_key(document, side)
     if key is not None:
         found = _found(key, document)
@@ -373,21 +383,32 @@ def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace
                 values = None
                 if type(key[0]) is bytes and not documents_are_json.get():
                     values = _orjson_module().loads(key[0])
-                _spaces[key] = (space, values)
-                if len(_spaces) > SPACE_CACHE_ENTRIES:
-                    _spaces.popitem(last=False)  # the least recently asked
+                weight = held_bytes(space) + len(key[0])
+                if weight <= SPACE_CACHE_BYTES:
+                    _spaces[key] = (space, values, weight)
+                    _held += weight
+                    while _held > SPACE_CACHE_BYTES:  # the least recently asked first
+                        _held -= _spaces.popitem(last=False)[1][2]
             else:
                 _seen[digest] = None
-                if len(_seen) > 4 * SPACE_CACHE_ENTRIES:
+                if len(_seen) > SEEN_KEYS:
                     _seen.popitem(last=False)
     return space
 
 
+def kept_bytes() -> int:
+    """The memory the spaces kept by :func:`space_of` are counted for, in all (at most
+    :data:`SPACE_CACHE_BYTES`)."""
+    return _held
+
+
 def forget_spaces() -> None:
     """Empty the cache of :func:`space_of` (tests; a caller short of memory)."""
+    global _held
     with _spaces_lock:
         _spaces.clear()
         _seen.clear()
+        _held = 0
 
 
 class timed_request:  # lower case: used as the function it was, with timed_request()
@@ -606,10 +627,12 @@ def validate_many(document: Mapping[str, Any], amounts: Any, *,
 
 
 def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
-         time_limit: float | None = None) -> Result:
+         time_limit: float | None = None, cancel: Cancel | None = None) -> Result:
     """Both combat damage steps at once: the attackers' first-strike split that
     guarantees the best value of the objective over the whole combat, the defenders
-    replying worst for it in each step, with one principal line of play."""
+    replying worst for it in each step, with one principal line of play. The time limit
+    or ``cancel`` (set from another thread) stops the search: ``feasible`` with the best
+    split whose value is proved (:func:`trample.solver.actions.plan.plan`)."""
     from trample.solver.actions.plan import parse_plan_objective, regular_document
     from trample.solver.actions.plan import plan as search
 
@@ -618,7 +641,7 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     terms = parse_plan_objective(_field(document, "objective", objective))
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     with _reporting("plan", document, objective=objective, time_limit=time_limit):
-        found = search(combat, terms, deadline=started + seconds)
+        found = search(combat, terms, deadline=started + seconds, cancel=cancel)
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")
@@ -678,7 +701,7 @@ def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared
     the objective terms, the parts, the exact counting structure, a single source's
     answer to each objective asked), so the second ``solve`` of a tiny combat costs a
     few percent of the function's first, and ``count`` a hundredth. The functions keep
-    the spaces of the last :data:`SPACE_CACHE_ENTRIES` small documents too
+    the spaces of recently asked small documents too
     (:func:`space_of`), but still write each document out as JSON to find it there.
 
     >>> doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp"}],
@@ -833,20 +856,26 @@ class Prepared:
         amounts = actions.options(chosen, where)
         return {"pair": list(where), "amounts": [[a, n] for a, n in amounts]}
 
-    def project(self, amounts: object) -> ProjectResult:
+    def project(self, amounts: object, *, time_limit: float | None = None,
+                cancel: Cancel | None = None) -> ProjectResult:
         """As :func:`project`."""
         from trample.solver.actions.splits import number, parse_values
 
+        started = _request_started.get() or time.monotonic()
         values = parse_values(self.space, amounts)
-        nearest, distance = self.actions.project(values)
+        seconds = parse_time_limit(_field(self.document, "time_limit", time_limit))
+        found = self.actions.projection(values, deadline=started + seconds, cancel=cancel)
         with _reporting("project", self.document, side=self._side, amounts=amounts):
-            check_legal(self.space, nearest, "project")
+            check_legal(self.space, found.amounts, "project")
         broken: list[ViolationJson] = []
         if all(v.denominator == 1 and v >= 0 for v in values.values()):
             given = {p: int(v) for p, v in values.items() if v > 0}
             broken = judged(self.space, given)["violations"]
-        return {"assignment": _entries(self.space, nearest), "distance": number(distance),
-                "violations": broken}
+        result: ProjectResult = {"assignment": _entries(self.space, found.amounts),
+                                 "distance": number(found.distance), "violations": broken}
+        if not found.exact:
+            result["status"] = "feasible"
+        return result
 
 
 def pairs(document: Mapping[str, Any], *, side: str | None = None) -> PairsResult:
@@ -885,13 +914,16 @@ def options(document: Mapping[str, Any], fixed: object = None, pair: object = No
 
 
 def project(document: Mapping[str, Any], amounts: object, *,
-            side: str | None = None) -> ProjectResult:
+            side: str | None = None, time_limit: float | None = None,
+            cancel: Cancel | None = None) -> ProjectResult:
     """``{"assignment", "distance", "violations"}``: the legal assignment nearest
     ``amounts`` (``{source, target, amount}`` entries with any numbers; pairs left out
     are 0) in L1 distance over all pairs, ties broken by the side's default objective
     (best first) and then by enumerate's order; ``violations`` are the rules the input
-    breaks when its amounts are whole numbers >= 0 (else empty)."""
-    return prepare(document, side=side).project(amounts)
+    breaks when its amounts are whole numbers >= 0 (else empty). The time limit (as
+    ``solve``'s) or ``cancel`` (set from another thread) stops the search: the answer is
+    then the nearest legal assignment found, its distance, and ``"status": "feasible"``."""
+    return prepare(document, side=side).project(amounts, time_limit=time_limit, cancel=cancel)
 
 
 # SPEC §11, blocks and attacks: written in their own module, part of this API.

@@ -240,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     file_and_side(p)
     p.add_argument("amounts", metavar="AMOUNTS_FILE",
                    help="a JSON list of {source, target, amount}, any numbers")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                   help="stop the search after this long and answer the nearest found, "
+                        "with \"status\": \"feasible\" (default 60)")
 
     p = command("enumerate", "Every legal assignment once, one JSON line each.")
     file_and_side(p)
@@ -446,7 +449,7 @@ def run(argv: Sequence[str]) -> int:
         _emit(api.options(document, fixed, pair, side=args.side))
     elif args.command == "project":
         _emit(api.project(document, _second(args, args.amounts, "amounts file"),
-                          side=args.side))
+                          side=args.side, time_limit=args.time_limit))
     elif args.command == "enumerate":
         _emit_lines(api.enumerate_assignments(document, side=args.side, limit=args.limit))
     elif args.command == "sample":

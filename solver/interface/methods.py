@@ -88,10 +88,11 @@ def _options(p: Mapping[str, Any]) -> Any:
 
 
 def _project(p: Mapping[str, Any]) -> Any:
-    _params(p, {"combat", "side", "amounts"})
+    _params(p, {"combat", "side", "amounts", "time_limit"})
     if "amounts" not in p:
         raise InputError("params.amounts", "required parameter is missing")
-    return api.project(p["combat"], p["amounts"], side=p.get("side"))
+    return api.project(p["combat"], p["amounts"], side=p.get("side"),
+                       time_limit=p.get("time_limit"), cancel=request_cancel.get())
 
 
 def _page(stream: Iterator[Any], cap: int, after: int, item: str = "assignment",
@@ -170,7 +171,8 @@ def _apply(p: Mapping[str, Any]) -> Any:
 
 def _plan(p: Mapping[str, Any]) -> Any:
     _params(p, {"combat", "objective", "time_limit"})
-    return api.plan(p["combat"], objective=p.get("objective"), time_limit=p.get("time_limit"))
+    return api.plan(p["combat"], objective=p.get("objective"), time_limit=p.get("time_limit"),
+                    cancel=request_cancel.get())
 
 
 def _next_step(p: Mapping[str, Any]) -> Any:

@@ -73,11 +73,13 @@ class OptionsResult(TypedDict):
 
 
 class ProjectResult(TypedDict):
-    """``project``: the nearest legal assignment and its L1 distance."""
+    """``project``: the nearest legal assignment and its L1 distance; ``status`` only
+    when a time limit or a cancel stopped the search before the answer was proved."""
 
     assignment: list[Entry]
     distance: Any
     violations: list[ViolationJson]
+    status: NotRequired[Literal["feasible"]]
 
 
 # -- SPEC §11: blocks and attacks -----------------------------------------------------------

@@ -21,7 +21,10 @@ from trample.models.document.errors import InternalError
 from trample.models.document.keywords import DEATHTOUCH, INDESTRUCTIBLE
 from trample.models.document.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Outcome
 from trample.models.document.outcomes import creature_dies as _dies_now
+from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.fastpath import ceilings
+from trample.solver.optimize.isolated import Answer, NoChildProcess
+from trample.solver.optimize.isolated import solve as isolated_solve
 from trample.solver.optimize.kill_bound import Ceiling, kills_ceiling
 from trample.solver.optimize.objectives import (
     DAMAGE_KINDS,
@@ -116,16 +119,20 @@ def _effort(settings: SearchSettings) -> Effort | None:
 def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
          best: Amounts | None, deadline: float | None,
          settings: SearchSettings, effort: Effort | None = None
-         ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+         ) -> tuple[cp_model.CpSolverStatus, Answer]:
     """Solve ``model`` deterministically: one worker for a bounded effort (most models
     are proved there), then, if not proved, a portfolio of workers whose search is
     interleaved in a fixed order. The first try on a small model is the quick one (no
     presolve, no LP relaxation, no hint), unless its amounts are wide
     (:data:`QUICK_WIDEST`): then it is presolved (without probing) and gets the full
     relaxation. With ``effort``, each run ends at what is left of it and spends it. Only
-    a wall-clock ``deadline`` can make the outcome depend on the machine."""
+    a wall-clock ``deadline`` can make the outcome depend on the machine. The portfolio
+    runs in a child process (:mod:`trample.solver.optimize.isolated`) unless
+    ``settings.isolate`` is off: a C++ exception in one of its worker threads would end
+    this process."""
     code: cp_model.CpSolverStatus = cp_model.UNKNOWN
     solver = _solver()
+    answer: Answer = solver
     variables = model.proto.variables
     size = len(variables)
     small = size <= settings.small_model
@@ -173,49 +180,69 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
             for pair, var in x.items():
                 model.add_hint(var, best.get(pair, 0))
         cancel = settings.cancel
-        if cancel is None:
-            code = _solve(solver, model)
+        if portfolio and settings.isolate:
+            if settings.cancelled():
+                break  # cancelled before this phase: the last phase's answer stands
+            code, answer = _solve(solver, model, isolate=True, cancel=cancel)
+        elif cancel is None:
+            code, answer = _solve(solver, model)
         else:
             with cancel.watching(partial(_stop, solver)) as running:
                 if running:
-                    code = _solve(solver, model)
+                    code, answer = _solve(solver, model)
             if not running:
                 break  # cancelled before this phase: the last phase's answer stands
         if effort is not None:
-            effort.left -= solver.deterministic_time
+            effort.left -= answer.deterministic_time
         if code == cp_model.FEASIBLE:
-            best = {pair: solver.value(var) for pair, var in x.items()}
+            best = {pair: answer.value(var) for pair, var in x.items()}
         elif code != cp_model.UNKNOWN:
             break  # OPTIMAL, or a status the caller reports as a failure
         if settings.cancelled():
             break
-    return code, solver
+    return code, answer
 
 
 CRASHES = (IndexError, RuntimeError, ValueError)
-"""What a C++ exception inside CP-SAT reaches Python as."""
+"""What a C++ exception inside CP-SAT reaches Python as (and a child process that died,
+:class:`~trample.solver.optimize.isolated.ChildDied`, a ``RuntimeError``)."""
 
 
-def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel) -> cp_model.CpSolverStatus:
+def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, isolate: bool = False,
+           cancel: Cancel | None = None) -> tuple[cp_model.CpSolverStatus, Answer]:
     """``solver.solve(model)``, tried again without the hint, then without presolve, if
     CP-SAT fails inside. Its 9.15 presolve can throw when it carries a hint across a
     reduced domain (``absl::btree_map::at``, or-tools issue 5288): a planeswalker pile-up
     with every amount multiplied by 2^29 did, at any parameters, with presolve and the
-    greedy split's hint, and was proved without the hint."""
+    greedy split's hint, and was proved without the hint. With ``isolate`` each try runs
+    in a child process with ``solver``'s parameters, stopped by ``cancel``
+    (:func:`trample.solver.optimize.isolated.solve`), where an abort ends the child."""
+
+    def attempt() -> tuple[cp_model.CpSolverStatus, Answer]:
+        if isolate:
+            try:
+                return isolated_solve(model, solver.parameters, cancel)
+            except NoChildProcess:
+                pass  # no child can start here: in this process, as before
+            if cancel is not None:
+                with cancel.watching(partial(_stop, solver)) as running:
+                    return (solver.solve(model) if running else cp_model.UNKNOWN), solver
+        return solver.solve(model), solver
+
     try:
-        return solver.solve(model)
+        return attempt()
     except CRASHES as failed:
-        error = failed
+        error: Exception = failed
     if len(model.proto.solution_hint.vars) > 0:
         model.clear_hints()  # type: ignore[no-untyped-call]
         try:
-            return solver.solve(model)
+            return attempt()
         except CRASHES as failed:
             error = failed
     if solver.parameters.cp_model_presolve:
         solver.parameters.cp_model_presolve = False
         try:
-            return solver.solve(model)
+            return attempt()
         except CRASHES as failed:
             error = failed
     raise SearchFailed(f"CP-SAT failed inside: {type(error).__name__}: {error}") from error
@@ -588,7 +615,7 @@ def _attempt(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
              kills: cp_model.LinearExprT, k: int, best: Amounts | None,
              deadline: float | None, settings: SearchSettings, effort: Effort | None,
              decided: Sequence[tuple[cp_model.IntVar, bool]] = ()
-             ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver]:
+             ) -> tuple[cp_model.CpSolverStatus, Answer]:
     """The best split of ``model`` (its objective) that kills at least ``k``: a copy of
     the model with that one constraint more (the same model whatever was tried before),
     and each literal of ``decided`` fixed (proved: every split that kills ``k`` kills, or
@@ -608,7 +635,7 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
                         settings: SearchSettings, kills: cp_model.LinearExprT, low: int,
                         ceiling: Ceiling, lethal: dict[str, cp_model.IntVar | bool],
                         effort: Effort | None = None
-                        ) -> tuple[cp_model.CpSolverStatus, cp_model.CpSolver, Amounts | None]:
+                        ) -> tuple[cp_model.CpSolverStatus, Answer, Amounts | None]:
     """The stage that ranks splits by ``kills`` first (the model's objective), searched
     from ``ceiling`` (proved: no split kills more) down. The best split that kills at
     least k is the best of all once k + 1 is proved out of reach; so k = ceiling, then
@@ -846,7 +873,7 @@ def _nothing() -> Outcome:
     return Outcome()
 
 
-def _bound(solver: cp_model.CpSolver, code: cp_model.CpSolverStatus, weights: list[int],
+def _bound(solver: Answer, code: cp_model.CpSolverStatus, weights: list[int],
            lows: list[int], spans: list[int], stage: int,
            proved: list[int]) -> list[int] | None:
     """The per-term lexicographic upper bound after a stage stopped early.

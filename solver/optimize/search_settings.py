@@ -75,6 +75,15 @@ creatures by default (on token swarms of 30 attackers, about 1.5 times sooner:
 ``python -m benchmarks.settings``)."""
 
 
+ISOLATE = True
+"""Whether CP-SAT's multi-worker portfolio runs in a child process
+(:mod:`trample.solver.optimize.isolated`): a C++ exception in one of its worker threads
+(CP-SAT 9.15 throws ``absl::btree_map::at`` in the presolve of some hinted models, and
+presolves each large-neighbourhood-search move with a hint) ends the process it runs in.
+The single-worker first try runs in the calling thread, where such an exception reaches
+Python and is searched again without its cause."""
+
+
 SYMMETRY_DETECTION_VARIABLES = 5_000
 """Models with more variables than this are searched without CP-SAT's own symmetry
 detection in presolve: it does not heed the time limit (on 19,999 interchangeable tokens
@@ -253,6 +262,8 @@ class SearchSettings:
     cancel: Cancel | None = None
     """Set from another thread to stop the search (``serve``'s ``$/cancelRequest``): it
     answers the best split found so far, at worst the greedy one."""
+    isolate: bool = ISOLATE
+    """Run the multi-worker portfolio in a child process (:data:`ISOLATE`)."""
 
     def cancelled(self) -> bool:
         """Whether :attr:`cancel` is set."""

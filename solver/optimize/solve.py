@@ -65,6 +65,10 @@ SMALL_WORK = 5_000
 """Work allowed to build the exact structure that lists a small group's assignments."""
 SMALL_BOUND = 50_000
 """Groups with more unconstrained splits than this are not even looked at."""
+KEPT_OBJECTIVES = 16
+"""Objectives whose contested targets a space keeps (a handful are asked of one combat)."""
+KEPT_GROUPS = 64
+"""Groups a space keeps as too large to look at one assignment at a time."""
 
 THREADS_VARIABLE = "TRAMPLE_THREADS"
 
@@ -96,8 +100,12 @@ def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, .
     threshold counts whatever is assigned, so it never needs the parts together.)"""
     if len(space.parts) < 2:
         return {}
-    key = f"contested {' '.join(terms)}"  # asked several times per solve: kept
-    found: dict[str, tuple[int, ...]] | None = space.memo.get(key)
+    # Asked several times per solve: kept, for a handful of objectives (a space kept
+    # between requests must not grow with every objective a caller tries).
+    known: dict[tuple[str, ...], dict[str, tuple[int, ...]]] = \
+        space.memo.setdefault("contested", {})
+    key = tuple(terms)
+    found = known.get(key)
     if found is not None:
         return dict(found)
     counted = _thresholds(space, terms)
@@ -105,8 +113,9 @@ def contested(space: LegalSpace, terms: Sequence[str]) -> dict[str, tuple[int, .
     for i, part in enumerate(space.parts):
         for target in {r.id for s in part.sources for r in s.recipients if r.id in counted}:
             reach.setdefault(target, []).append(i)
-    found = space.memo[key] = {t: tuple(parts) for t, parts in reach.items()
-                               if len(parts) > 1}
+    found = {t: tuple(parts) for t, parts in reach.items() if len(parts) > 1}
+    if len(known) < KEPT_OBJECTIVES:
+        known[key] = found
     return dict(found)
 
 
@@ -167,13 +176,15 @@ def _by_inspection(space: LegalSpace, group: Sequence[Part], terms: Sequence[str
     try:
         tables = [PartSpace(space, part, budget, SMALL_WORK) for part in group]
     except CountOutOfReach:
-        known[key] = tuple(group)
+        if len(known) < KEPT_GROUPS:
+            known[key] = tuple(group)
         return None
     total = 1
     for table in tables:
         total *= table.count()
         if total > SMALL_GROUP:
-            known[key] = tuple(group)
+            if len(known) < KEPT_GROUPS:
+                known[key] = tuple(group)
             return None
 
     def candidates() -> Iterable[Amounts]:
