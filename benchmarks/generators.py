@@ -18,7 +18,10 @@ arguments give the same document. The families:
 - :func:`split_ranks`: pairs of tramplers, each pair attacking a different defending
   player, each attacker with its own wall of blockers (many small independent parts
   meeting only at the players' life);
-- :func:`tiny`: one attacker and one to three blockers.
+- :func:`tiny`: one attacker and one to three blockers;
+- :func:`small_combat`: one to three attackers and one to four blockers, the combats a
+  search loop values by the thousand (with ``first_strike``, of the first-strike step,
+  for ``plan``).
 """
 
 from __future__ import annotations
@@ -268,6 +271,35 @@ def tiny(blockers: int, seed: int) -> Document:
     return {"format": "combat/1", "active_player": ACTIVE,
             "players": [_player(ACTIVE), _player("dp", rng.randint(1, 20))],
             "creatures": creatures, "step": "regular"}
+
+
+FIRST_STRIKE_KEYWORDS = ("First strike", "Double strike")
+
+
+def small_combat(seed: int, first_strike: bool = False) -> Document:
+    """One to three attackers on one defending player and one to four blockers, each
+    blocking one of them (some attackers unblocked): tramplers, deathtouch, marked damage,
+    indestructible blockers and values as the large families draw them. With
+    ``first_strike``, some attackers have first strike or double strike (at least one),
+    some blockers first strike, and the document is of the first-strike step."""
+    rng = random.Random(seed)
+    creatures: list[dict[str, Any]] = []
+    for i in range(rng.randint(1, 3)):
+        keywords = ["Trample"] if rng.random() < 0.6 else []
+        if rng.random() < 0.15:
+            keywords.append("Deathtouch")
+        if first_strike and (rng.random() < 0.5 or i == 0):
+            keywords.append(rng.choice(FIRST_STRIKE_KEYWORDS))
+        creatures.append(_attacker(rng, f"a{i}", "dp", rng.randint(1, 8), keywords))
+    attackers = [c["id"] for c in creatures]
+    for j in range(rng.randint(1, 4)):
+        blocker = _blocker(rng, f"b{j}", "dp", [rng.choice(attackers)], toughness=(1, 5))
+        if first_strike and rng.random() < 0.2:
+            blocker["keywords"] = [*blocker.get("keywords", []), "First strike"]
+        creatures.append(blocker)
+    return {"format": "combat/1", "active_player": ACTIVE,
+            "players": [_player(ACTIVE), _player("dp", rng.randint(1, 20))],
+            "creatures": creatures, "step": "first_strike" if first_strike else "regular"}
 
 
 def banded(attackers: int, seed: int) -> Document:
