@@ -11,6 +11,10 @@ those runs is reported. It runs fewer times once its runs so far
 took longer than ``repeat_budget`` seconds in all, or when a run was skipped or stopped
 by its time limit (a second run would hit the limit again); a method run once is timed
 on that run.
+
+Against the compact MILP (:mod:`benchmarks.compact`) trample is asked the same question,
+the terms that model weighs, and the two are timed in turn, one run of each per round
+(:func:`measure_alternated`), so that a change in the machine's load falls on both.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from benchmarks import baselines, generators, memory
+from benchmarks import baselines, compact, generators, memory
 from benchmarks.checks import MethodResult, Mismatch, assess, check, lexicographic_gap
 from benchmarks.generators import Document
 from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
@@ -215,6 +219,138 @@ def measure(fn: Callable[[], T], repeat: int, budget: float,
     return times or [first], value, peak
 
 
+@dataclass
+class Alternated:
+    """One method's share of :func:`measure_alternated`: wall and CPU seconds of its timed
+    runs (the same rounds for every method), its last value and its peak memory."""
+
+    times: list[float]
+    cpu_times: list[float]
+    value: Any
+    peak: int
+
+
+def measure_alternated(fns: dict[str, Callable[[], Any]], repeat: int, budget: float,
+                       again: Callable[[str, Any], bool] = lambda _, __: True,
+                       min_time: float = 0.0) -> dict[str, Alternated]:
+    """The methods of ``fns`` timed in turn, one run of each per round, as :func:`measure`
+    times one: each method's first run measured for memory and not timed, then rounds
+    until ``repeat`` runs in all and every method's timed runs took ``min_time`` seconds
+    (at most :data:`MAX_RUNS` rounds), unless the runs so far took more than ``budget``
+    seconds or ``again(method, value)`` is false for one of them. The CPU time of each run
+    (this process, every thread) is kept beside its wall time: on a shared machine the
+    load of other work lengthens the one and hardly the other."""
+    out: dict[str, Alternated] = {}
+    spent = 0.0
+    for name, fn in fns.items():
+        begun = memory.start()
+        started = time.perf_counter()
+        cpu = time.process_time()
+        value = fn()
+        first, first_cpu = time.perf_counter() - started, time.process_time() - cpu
+        out[name] = Alternated([first], [first_cpu], value, memory.added(begun))
+        spent += first
+    timed = dict.fromkeys(fns, 0.0)
+    rounds = 0
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        while (rounds + 1 < repeat or (min(timed.values()) < min_time and rounds < MAX_RUNS)) \
+                and spent <= budget and all(again(n, r.value) for n, r in out.items()):
+            for name, fn in fns.items():
+                record = out[name]
+                if rounds == 0:  # the first runs were the memory's, not timed
+                    record.times.clear()
+                    record.cpu_times.clear()
+                started = time.perf_counter()
+                cpu = time.process_time()
+                record.value = fn()
+                record.cpu_times.append(time.process_time() - cpu)
+                record.times.append(time.perf_counter() - started)
+                spent += record.times[-1]
+                timed[name] += record.times[-1]
+            rounds += 1
+    finally:
+        if paused:
+            gc.enable()
+    return out
+
+
+def spread(values: Sequence[float]) -> dict[str, float]:
+    """Median, quartiles and extremes of some measurements."""
+    ordered = sorted(values)
+    if len(ordered) < 2:
+        only = ordered[0] if ordered else float("nan")
+        return {"median": only, "q1": only, "q3": only, "min": only, "max": only}
+    q1, median, q3 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return {"median": median, "q1": q1, "q3": q3, "min": ordered[0], "max": ordered[-1]}
+
+
+COMPACT = {"milp_compact": "scipy-presolve", "milp_compact_highspy": "highspy"}
+"""The compact MILP's methods and their HiGHS: SciPy's ``milp`` as it comes (presolve on;
+HiGHS 1.12 in SciPy 1.17), and highspy (HiGHS 1.16, trample's own), each the faster on
+some families (``python -m benchmarks.compact``)."""
+
+
+def compact_methods(name: str, doc: Document, space: LegalSpace, cfg: Config,
+                    progress: Callable[[str], None]) -> tuple[list[MethodResult], list[str]]:
+    """trample asked the compact model's question, and the compact MILP in each HiGHS of
+    :data:`COMPACT`, timed in turn; their results and the findings. Each compact MILP's
+    answer must be legal and equal to trample's on the terms it weighs
+    (:class:`Mismatch` otherwise). None of them when the compact model does not cover the
+    document."""
+    try:
+        terms = compact.question(doc)
+    except compact.Unmodeled:
+        return [], []
+    progress("trample on the compact question, compact MILP")
+
+    def ask() -> Any:
+        api.forget_spaces()  # each run a new combat, as for trample's own column
+        return api.solve(doc, objective=list(terms), time_limit=cfg.trample_time_limit)
+
+    def solver(backend: compact.Backend) -> Callable[[], baselines.Outcome]:
+        return lambda: compact.compact_milp(doc, cfg.time_limit, backend)
+
+    measured = measure_alternated(
+        {"trample_compact": ask, **{method: solver(backend)  # type: ignore[arg-type]
+                                    for method, backend in COMPACT.items()}},
+        cfg.repeat, cfg.repeat_budget, min_time=cfg.min_time,
+        again=lambda method, value: method == "trample_compact" or value.status == "optimal")
+    asked = measured["trample_compact"]
+    answer = asked.value
+    mine = MethodResult("trample_compact", asked.times, answer["status"],
+                        peak_memory=asked.peak,
+                        extra={"terms": list(terms), "cpu_times": asked.cpu_times,
+                               "spread": spread(asked.times)})
+    assess(mine, space, parse_assignment(space.combat, answer["assignment"]), terms)
+    results = [mine]
+    findings: list[str] = []
+    for method in COMPACT:
+        milp = measured[method]
+        out = milp.value
+        theirs = MethodResult(method, milp.times, out.status, gap=out.gap, note=out.note,
+                              peak_memory=milp.peak,
+                              extra={**out.extra, "cpu_times": milp.cpu_times,
+                                     "spread": spread(milp.times)})
+        assess(theirs, space, out.amounts, terms)
+        if theirs.legal is False:
+            raise Mismatch(f"{name}: {method} answered an illegal assignment ({theirs.note})")
+        findings += check(name, mine, [theirs])
+        if theirs.status == "optimal" and mine.status == "optimal" \
+                and theirs.objective != mine.objective:  # check() says so too; never pass it
+            raise Mismatch(f"{name}: trample {mine.objective} and {method} "
+                           f"{theirs.objective} differ on {', '.join(terms)}")
+        if len(asked.times) == len(milp.times):
+            theirs.extra["paired_ratio"] = spread(
+                [m / t for m, t in zip(milp.times, asked.times, strict=True)])
+            theirs.extra["paired_cpu_ratio"] = spread(
+                [m / t for m, t in zip(milp.cpu_times, asked.cpu_times, strict=True) if t > 0])
+        theirs.ratio = _median(milp.times) / _median(asked.times)
+        results.append(theirs)
+    return results, findings
+
+
 def run_instance(family: str, name: str, doc: Document, cfg: Config,
                  progress: Callable[[str], None]) -> tuple[list[MethodResult], list[str]]:
     """Every method on one instance, then the checks; the results and findings."""
@@ -267,7 +403,10 @@ def run_instance(family: str, name: str, doc: Document, cfg: Config,
     for r in results:
         if r.status != "skipped":
             r.ratio = _median(r.times) / _median(trample.times)
-    return results, findings
+    pair, more = compact_methods(name, doc, space, cfg, progress)
+    if pair:
+        pair[0].ratio = _median(pair[0].times) / _median(trample.times)
+    return results + pair, findings + more
 
 
 def _on_fresh(rule: Callable[[LegalSpace], baselines.Outcome],
