@@ -171,6 +171,28 @@ def test_the_weights_make_the_sum_lexicographic() -> None:
     assert kill > damage > 0
 
 
+def test_the_compact_milp_leaves_trample_its_highs() -> None:
+    """HiGHS's scheduler is one per process: after the compact MILP's highspy solve, a
+    HiGHS instance as trample makes it still runs (one that asked for another number of
+    threads would be refused, and trample's searches left to CP-SAT)."""
+    import numpy as np
+    from highspy import _core as highs
+
+    from trample.solver.optimize.highs import new_highs
+
+    assert compact.compact_milp(generators.shared_blockers(6, 18, 0.3, 1), 10.0,
+                                "highspy").status == "optimal"
+    h = new_highs()
+    empty = np.zeros(0, dtype=np.int32)
+    h.addCols(1, np.array([-1.0]), np.array([0.0]), np.array([3.0]), 0, empty, empty,
+              np.zeros(0))
+    h.changeColsIntegrality(1, np.array([0], dtype=np.int32),
+                            np.full(1, highs.HighsVarType.kInteger))
+    h.run()
+    assert h.getModelStatus() == highs.HighsModelStatus.kOptimal
+    assert list(h.getSolution().col_value) == [3.0]
+
+
 # -- in the benchmark run -----------------------------------------------------------------
 
 def test_measure_alternated_takes_the_methods_in_turn(monkeypatch: pytest.MonkeyPatch) -> None:
