@@ -20,8 +20,7 @@ from trample.models.document.errors import InputError
 from trample.solver.interface import api
 from trample.solver.optimize.cpsat import solve_group
 from trample.solver.optimize.objectives import DEFAULTS, OWN_TERMS, evaluate, parse_objective
-from trample.solver.optimize.solve import mode_vectors
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import mode_vectors, optimize
 from trample.solver.rules.legal_space import legal_space, mode_space
 
 import brute

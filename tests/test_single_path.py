@@ -1,6 +1,6 @@
 """The single-source path (trample.solver.optimize.fastpath.solve_single): the answer of a space of
 one source on a plain combat, its objective read once, legality judged by a check for
-that one source. Proved against the general path (``optimize.solve``) and against the
+that one source. Proved against the general path (``solve.optimize``) and against the
 brute-force oracle (tests/brute.py), and its legality check against the validator and
 the oracle on every split; what it skips is checked by its mechanism (calls made)."""
 
@@ -19,8 +19,7 @@ from benchmarks.generators import tiny
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InternalError
 from trample.solver.interface import api
-from trample.solver.optimize import fastpath
-from trample.solver.optimize import solve as optimize
+from trample.solver.optimize import fastpath, solve
 from trample.solver.optimize.objectives import BOTH_SIDES, TERMS, parse_objective
 from trample.solver.rules.legal_space import LegalSpace, legal_space
 from trample.solver.rules.validate import violations
@@ -114,7 +113,7 @@ def assert_as_general_and_brute(doc: dict[str, Any], side: str,
     if found is None:
         return False
     amounts, objective = found
-    general = optimize.solve(legal_space(Combat.from_json(doc), side),  # type: ignore[arg-type]
+    general = solve.optimize(legal_space(Combat.from_json(doc), side),  # type: ignore[arg-type]
                              terms)
     assert general.status == "optimal" and general.bound is None
     assert amounts == general.amounts
@@ -230,13 +229,13 @@ TINY = [tiny(1 + i % 3, i) for i in range(60)]
 @pytest.mark.sources
 def test_a_tiny_solve_skips_the_general_search_and_the_validator(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tiny combat is answered by the single path: neither ``optimize.solve`` nor the
+    """A tiny combat is answered by the single path: neither ``solve.optimize`` nor the
     general validator runs, and a space asked again finds its answer kept (no candidate
     built again)."""
     calls: list[str] = []
     real_candidates = fastpath._lone_candidates
     monkeypatch.setattr(api, "optimize", lambda *a, **k: calls.append("optimize"))
-    monkeypatch.setattr(optimize, "violations", lambda *a: calls.append("violations"))
+    monkeypatch.setattr(solve, "violations", lambda *a: calls.append("violations"))
     monkeypatch.setattr(fastpath, "_lone_candidates",
                         lambda *a: calls.append("candidates") or real_candidates(*a))
     for doc in TINY:

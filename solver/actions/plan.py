@@ -29,6 +29,7 @@ from trample.solver.actions.union import census_of
 from trample.solver.count.counting import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
+from trample.solver.optimize.status import Status
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import legal_space
 
@@ -53,7 +54,6 @@ under a second), so that a tiny combat always gets an answer and a large one is 
 soon after its time is up, whatever the machine."""
 
 Vector = tuple[int, ...]
-Status = Literal["optimal", "feasible"]
 
 
 class _Stopped(Exception):
@@ -341,7 +341,7 @@ class _Search:
                     b2, self.leaves)
 
 
-def plan(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
+def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
          deadline: float | None = None, max_size: int = MAX_PLAN_SIZE,
          cancel: Cancel | None = None, max_leaves: int | None = None) -> Plan:
     """The attackers' best first-strike split against the defenders' worst replies, with
@@ -388,4 +388,4 @@ def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> C
 
 __all__ = ["ACCEPTED_TERMS", "MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee",
            "parse_plan_objective",
-           "plan", "plan_size", "regular_document"]
+           "plan_combat", "plan_size", "regular_document"]

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import brief_repr, check_id, field_name
 from trample.models.document.errors import InputError, InternalError
 from trample.solver.count.counting import (
@@ -53,6 +54,7 @@ from trample.solver.count.counting import (
     FrontierWalk,
     Move,
     PartSpace,
+    Progress,
     _record,
     compositions_count,
 )
@@ -60,10 +62,7 @@ from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Source
-from trample.solver.rules.validate_many import pair_order
-
-State = tuple[tuple[int, bool], ...]
-Pair = tuple[str, str]
+from trample.solver.rules.validate_many import pair_columns
 
 OPTIONS_LIMIT = 1_000_000
 """Amounts :meth:`Actions.options` may list for one pair before it refuses."""
@@ -220,7 +219,7 @@ def _ways(move: Move, source: Source, fixed: Mapping[str, int] | None) -> int:
 
 
 def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: int = 0
-              ) -> list[dict[State, int]]:
+              ) -> list[dict[Progress, int]]:
     """Completions of each state under ``fixed`` (source -> target -> amount), for the
     layers from ``down_to`` on (those before are left empty); one more layer at the end,
     empty, meaning 1 for every state. The layers after the last source ``fixed`` names
@@ -228,7 +227,7 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
     walk that fixes the sources in order asks only for those (enumerating a union of
     145,188 splits took 10 ms a split when each question rebuilt every layer)."""
     n = len(ps.sources)
-    out: list[dict[State, int]] = [{} for _ in range(n + 1)]
+    out: list[dict[Progress, int]] = [{} for _ in range(n + 1)]
     deepest = max((layer for layer, s in enumerate(ps.sources) if s.id in fixed),
                   default=-1)
     for layer in range(n - 1, down_to - 1, -1):
@@ -237,7 +236,7 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
             continue
         s = ps.sources[layer]
         mine = fixed.get(s.id)
-        here: dict[State, int] = {}
+        here: dict[Progress, int] = {}
         for state, moves in ps.moves[layer].items():
             total = 0
             for move in moves:
@@ -250,13 +249,13 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
 
 
 def _forward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], upto: int
-             ) -> dict[State, int]:
+             ) -> dict[Progress, int]:
     """Ways to reach each state before layer ``upto`` under ``fixed``."""
-    reach: dict[State, int] = {ps.start: 1}
+    reach: dict[Progress, int] = {ps.start: 1}
     for layer in range(upto):
         s = ps.sources[layer]
         mine = fixed.get(s.id)
-        following: dict[State, int] = {}
+        following: dict[Progress, int] = {}
         for state, ways in reach.items():
             for move in ps.moves[layer].get(state, ()):
                 w = _ways(move, s, mine)
@@ -279,7 +278,7 @@ class Actions:
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
         self.space = space
         self.census = Census(space) if census is None else census
-        self.pairs: list[Pair] = pair_order(space)
+        self.pairs: list[Pair] = pair_columns(space)
         self.column = {pair: j for j, pair in enumerate(self.pairs)}
         self.where: dict[str, tuple[int, int]] = {}
         """Source id -> (part index, layer)."""
@@ -291,7 +290,7 @@ class Actions:
         # of them first asks.
         self.sizes = [c.count() for c in self.census.counters]
         self.total = prod(self.sizes)
-        self._kept: dict[tuple[object, ...], dict[State, int]] = {}
+        self._kept: dict[tuple[object, ...], dict[Progress, int]] = {}
         self._kept_states = 0
         self._room = -1  # the states it may keep: worked out on first use
 
@@ -367,7 +366,7 @@ class Actions:
                                                               layer, reach, after)]
 
     def _around(self, ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                layer: int) -> tuple[dict[State, int], dict[State, int]]:
+                layer: int) -> tuple[dict[Progress, int], dict[Progress, int]]:
         """The ways to reach each state of source ``layer`` of the program ``ps``
         (:func:`_forward`) and the completions of each state after it (:func:`_backward`;
         empty after the last source) under the amounts of ``by_source``: each kept for
@@ -388,8 +387,8 @@ class Actions:
                            lambda: _backward(ps, by_source, layer + 1)[layer + 1])
         return reach, after
 
-    def _keep(self, key: tuple[object, ...], make: Callable[[], dict[State, int]]
-              ) -> dict[State, int]:
+    def _keep(self, key: tuple[object, ...], make: Callable[[], dict[Progress, int]]
+              ) -> dict[Progress, int]:
         """The table kept under ``key``, or the one ``make`` builds, then kept."""
         found = self._kept.get(key)
         if found is None:
@@ -519,8 +518,8 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
 
 
 def _declared_options(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                      pair: Pair, layer: int, reach: Mapping[State, int],
-                      after: Mapping[State, int]) -> list[tuple[int, int]]:
+                      pair: Pair, layer: int, reach: Mapping[Progress, int],
+                      after: Mapping[Progress, int]) -> list[tuple[int, int]]:
     """:meth:`Actions.options` within one part's declared-order program: the ways to
     reach each state before the pair's source (``reach``), times its moves, times the
     completions after it (``after``, by the state a move leads to)."""

@@ -60,6 +60,7 @@ from itertools import combinations
 from math import prod
 from typing import TYPE_CHECKING, Any
 
+from trample.models.document.assignment import Pair
 from trample.solver.actions.splits import (
     PROJECT_LIMIT,
     Actions,
@@ -77,7 +78,6 @@ from trample.solver.rules.pieces import choices, pieces, pieces_of, union_compon
 if TYPE_CHECKING:
     pass
 
-Pair = tuple[str, str]
 
 MAX_TERMS = 3**7
 """Exact counts of plain spaces one count of a union may add up (3^k for k attackers that

@@ -39,7 +39,7 @@ from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
     Plan,
     Scorer,
-    plan,
+    plan_combat,
     plan_size,
     splits,
 )
@@ -543,7 +543,7 @@ class Evaluator:
                 raise InputError("combat", f"too large to value exactly: a group in which "
                                  f"the defending players choose has {size:,} lines of play "
                                  f"(the limit is {MAX_PLAN_SIZE:,})")
-            found = plan(part, self.terms, self.deadline)
+            found = plan_combat(part, self.terms, self.deadline)
             if found.status != "optimal":
                 self.status = "feasible"
             played.append(Played(tuple(found.objective[t] for t in self.terms), found))

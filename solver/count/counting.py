@@ -65,6 +65,7 @@ from math import comb, exp, inf, lgamma, log, log1p, prod
 from operator import itemgetter
 from typing import TypeVar
 
+from trample.models.document.assignment import Pair
 from trample.models.document.errors import TrampleError
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Part, Recipient, Source
@@ -127,7 +128,7 @@ class Move:
     slots: tuple[Slot, ...]
     total: int
     ways: int
-    next_state: State
+    next_state: Progress
 
 
 def compositions_count(total: int, lowers: list[int]) -> int:
@@ -238,7 +239,7 @@ def item_caps(space: LegalSpace, part: Part) -> dict[str, int]:
     return caps
 
 
-State = tuple[tuple[int, bool], ...]
+Progress = tuple[tuple[int, bool], ...]
 """A state of :class:`PartSpace`: for each item, progress towards its threshold (capped
 at it) and whether a source already placed used a recipient that requires it."""
 
@@ -263,9 +264,9 @@ class PartSpace:
         self.closing = [tuple(self.index[i] for i, n in last.items() if n == k)
                         for k in range(len(self.sources))]
         self.budget = budget
-        self.moves: list[dict[State, list[Move]]] = []
-        self.completions: list[dict[State, int]] = []
-        self._totals: dict[tuple[int, State], list[int]] = {}
+        self.moves: list[dict[Progress, list[Move]]] = []
+        self.completions: list[dict[Progress, int]] = []
+        self._totals: dict[tuple[int, Progress], list[int]] = {}
         self._build()
 
     def _charge(self, work: int, bits: int = 0) -> None:
@@ -280,7 +281,7 @@ class PartSpace:
 
     # -- the moves of one source from one state -----------------------------------------
 
-    def _moves(self, layer: int, state: State) -> list[Move]:
+    def _moves(self, layer: int, state: Progress) -> list[Move]:
         s = self.sources[layer]
         shared = [r for r in s.recipients if r.id in self.index]
         local = [r for r in s.recipients if r.id not in self.index]
@@ -309,7 +310,7 @@ class PartSpace:
                         moves.append(move)
         return moves
 
-    def _move(self, layer: int, state: State, s: Source,
+    def _move(self, layer: int, state: Progress, s: Source,
               shared: list[Recipient], choice: tuple[int | None, ...],
               local: list[Recipient], gated: list[Recipient],
               used: set[str], exact: list[tuple[str, int]], spent: int) -> Move | None:
@@ -371,8 +372,8 @@ class PartSpace:
         start = tuple((0, False) for _ in self.items)
         frontier = {start}
         for layer in range(len(self.sources)):
-            table: dict[State, list[Move]] = {}
-            following: set[State] = set()
+            table: dict[Progress, list[Move]] = {}
+            following: set[Progress] = set()
             for state in frontier:
                 moves = self._moves(layer, state)
                 table[state] = moves
@@ -381,7 +382,7 @@ class PartSpace:
             frontier = following
         after = dict.fromkeys(frontier, 1)
         for layer in range(len(self.sources) - 1, -1, -1):
-            here: dict[State, int] = {}
+            here: dict[Progress, int] = {}
             for state, moves in self.moves[layer].items():
                 n = 0
                 for m in moves:
@@ -399,12 +400,12 @@ class PartSpace:
         """The number of legal assignments of this part."""
         return self.completions[0][self.start] if self.sources else 1
 
-    def moves_from(self, layer: int, state: State) -> list[Move]:
+    def moves_from(self, layer: int, state: Progress) -> list[Move]:
         """The moves of source ``layer`` from ``state``, in the order enumeration takes
         them (some may have no completion: :meth:`after` is then 0)."""
         return self.moves[layer].get(state, [])
 
-    def after(self, layer: int, state: State) -> int:
+    def after(self, layer: int, state: Progress) -> int:
         """Completions of the sources after ``layer`` from ``state`` (the state a move
         of source ``layer`` leads to): 1 after the last source."""
         if layer + 1 < len(self.sources):
@@ -415,10 +416,10 @@ class PartSpace:
         """A new walk begins (rank, unrank, the next assignment of enumeration): nothing
         to do here, every table is built."""
 
-    def _after(self, layer: int, state: State) -> int:
+    def _after(self, layer: int, state: Progress) -> int:
         return self.after(layer, state)
 
-    def _cumulative(self, layer: int, state: State) -> list[int]:
+    def _cumulative(self, layer: int, state: Progress) -> list[int]:
         """Running totals of the completions through each move from ``state``, kept: a
         draw then costs a search, not a big-integer product per move (products the
         budget already paid for when the completions were counted)."""
@@ -796,7 +797,7 @@ class FrontierPart:
                  fixed: Mapping[str, Mapping[str, int]] | None = None, *,
                  order: list[int] | None = None, carried: tuple[str, ...] = (),
                  starts: Iterable[ItemStates] = ((),), earlier_at: int = 0,
-                 explicit: tuple[str, str] | None = None) -> None:
+                 explicit: Pair | None = None) -> None:
         self.space = space
         self.limit = limit
         self.budget = budget
@@ -1507,8 +1508,8 @@ class FrontierWalk(PartSpace):
         self.part = part
         self.walk_limit = int(WALK_WORK * limit)
         self.order = counter.order()
-        self._kept_moves: OrderedDict[tuple[int, State], list[Move]] = OrderedDict()
-        self._kept_counts: OrderedDict[tuple[int, State], int] = OrderedDict()
+        self._kept_moves: OrderedDict[tuple[int, Progress], list[Move]] = OrderedDict()
+        self._kept_counts: OrderedDict[tuple[int, Progress], int] = OrderedDict()
         self.widest = 0
         """The most items open at once in a count of the later sources."""
         self.counts = 0
@@ -1539,7 +1540,7 @@ class FrontierWalk(PartSpace):
         """The number of legal assignments of this part (the frontier program's)."""
         return self.counter.count()
 
-    def moves_from(self, layer: int, state: State) -> list[Move]:
+    def moves_from(self, layer: int, state: Progress) -> list[Move]:
         """The moves of source ``layer`` from ``state``, in :class:`PartSpace`'s order;
         the completions of the states they lead to are counted at once."""
         key = (layer, state)
@@ -1558,7 +1559,7 @@ class FrontierWalk(PartSpace):
             self._kept_moves.popitem(last=False)
         return found
 
-    def after(self, layer: int, state: State) -> int:
+    def after(self, layer: int, state: Progress) -> int:
         """Completions of the sources after ``layer`` from ``state``."""
         if layer + 1 >= len(self.sources):
             return 1
@@ -1571,7 +1572,7 @@ class FrontierWalk(PartSpace):
             self._kept_counts.move_to_end(key)
         return found
 
-    def _count_later(self, first: int, states: list[State]) -> None:
+    def _count_later(self, first: int, states: list[Progress]) -> None:
         """Count the completions of the sources from ``first`` on, from each of
         ``states``, with one frontier program over those sources."""
         later = self.sources[first:]
@@ -1580,7 +1581,7 @@ class FrontierWalk(PartSpace):
         carried = tuple(item for n, item in enumerate(self.items) if item in touched
                         and any(state[n] != blank for state in states))
 
-        def begin(state: State) -> ItemStates:
+        def begin(state: Progress) -> ItemStates:
             out: list[ItemState] = []
             for item in carried:
                 n = self.index[item]

@@ -34,13 +34,14 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import Combat, brief_repr, check_int
 from trample.models.document.errors import InputError, InternalError
 from trample.solver.count.counting import Census
 from trample.solver.interface.requests import DEFAULT_TIME_LIMIT as DEFAULT_TIME_LIMIT
 from trample.solver.interface.requests import MAX_TIME_LIMIT as MAX_TIME_LIMIT
 from trample.solver.interface.requests import parse_time_limit as parse_time_limit
-from trample.solver.interface.requests import request_started as _request_started
+from trample.solver.interface.requests import request_started
 from trample.solver.interface.results import (
     AssignmentResult,
     CountResult,
@@ -57,11 +58,10 @@ from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.fastpath import Single, solve_single
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
-from trample.solver.optimize.solve import Solution
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import Solution, optimize
 from trample.solver.rules.assignment import parse_assignment, to_entries
 from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, held_bytes, legal_space
-from trample.solver.rules.validate import check_legal, each_violation
+from trample.solver.rules.validate import check_answer, each_violation
 
 if TYPE_CHECKING:
     from trample.solver.actions.union import UnionActions
@@ -420,10 +420,10 @@ class timed_request:  # lower case: used as the function it was, with timed_requ
     __slots__ = ("_token",)
 
     def __enter__(self) -> None:
-        self._token = _request_started.set(time.monotonic())
+        self._token = request_started.set(time.monotonic())
 
     def __exit__(self, *exc: object) -> None:
-        _request_started.reset(self._token)
+        request_started.reset(self._token)
 
 
 def solve(document: Mapping[str, Any], *, side: str | None = None,
@@ -443,7 +443,7 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
         settings = _with_cancel(settings, cancel)
     entered = time.monotonic()
     if started is None:
-        started = _request_started.get()
+        started = request_started.get()
     begin = entered if started is None else min(started, entered)
     space = space_of(document, side)
     terms = parse_objective(_field(document, "objective", objective), space.side)
@@ -503,7 +503,7 @@ def _single_result(space: LegalSpace, single: Single) -> SolveResult:
                               "objective": dict(objective), "assignment": entries})
 
 
-def _entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
+def _entries(space: LegalSpace, amounts: Mapping[Pair, int]) -> list[Entry]:
     """:func:`to_entries`, typed as the entries it writes."""
     return cast("list[Entry]", to_entries(space, amounts))
 
@@ -520,7 +520,7 @@ def validate(document: Mapping[str, Any], assignment: object = None, *,
     return judged(space, parse_assignment(space.combat, raw))
 
 
-def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> ValidateResult:
+def judged(space: LegalSpace, amounts: Mapping[Pair, int]) -> ValidateResult:
     """``validate``'s answer for ``amounts``: at most :data:`MAX_VIOLATIONS` violations,
     then ``"omitted"``, how many more there are."""
     listed: list[ViolationJson] = []
@@ -599,31 +599,31 @@ def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
                    {"side": side, "n": n, "seed": seed})
 
 
-def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
+def _stream(space: LegalSpace, items: Iterator[dict[Pair, int]],
             limit: int | None, what: str, document: object,
             options: dict[str, Any]) -> Iterator[Result]:
     for i, amounts in enumerate(items):
         if limit is not None and i >= limit:
             return
         with _reporting(what, document, **options):
-            check_legal(space, amounts, what)
+            check_answer(space, amounts, what)
         yield {"assignment": to_entries(space, amounts)}
 
 
-def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[tuple[str, str]]:
+def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[Pair]:
     """The columns :func:`validate_many` expects: every legal (source, recipient) pair."""
-    from trample.solver.rules.validate_many import pair_order as order
+    from trample.solver.rules.validate_many import pair_columns
 
-    return order(space_of(document, side))
+    return pair_columns(space_of(document, side))
 
 
 def validate_many(document: Mapping[str, Any], amounts: Any, *,
                   side: str | None = None) -> Any:
     """A NumPy legality mask over candidate splits, one row each, one column per pair of
     :func:`pair_order` (for agents that score thousands of candidates at once)."""
-    from trample.solver.rules.validate_many import validate_many as judge
+    from trample.solver.rules.validate_many import legal_rows
 
-    return judge(space_of(document, side), amounts)
+    return legal_rows(space_of(document, side), amounts)
 
 
 def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
@@ -633,15 +633,14 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     replying worst for it in each step, with one principal line of play. The time limit
     or ``cancel`` (set from another thread) stops the search: ``feasible`` with the best
     split whose value is proved (:func:`trample.solver.actions.plan.plan`)."""
-    from trample.solver.actions.plan import parse_plan_objective, regular_document
-    from trample.solver.actions.plan import plan as search
+    from trample.solver.actions.plan import parse_plan_objective, plan_combat, regular_document
 
-    started = _request_started.get() or time.monotonic()
+    started = request_started.get() or time.monotonic()
     combat = Combat.from_json(document)
     terms = parse_plan_objective(_field(document, "objective", objective))
     seconds = parse_time_limit(_field(document, "time_limit", time_limit))
     with _reporting("plan", document, objective=objective, time_limit=time_limit):
-        found = search(combat, terms, deadline=started + seconds, cancel=cancel)
+        found = plan_combat(combat, terms, deadline=started + seconds, cancel=cancel)
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")
@@ -794,11 +793,11 @@ class Prepared:
         return _stream(self.space, draws, None, "sample", self.document,
                        {"side": self._side, "n": n, "seed": seed})
 
-    def pair_order(self) -> list[tuple[str, str]]:
+    def pair_order(self) -> list[Pair]:
         """As :func:`pair_order`."""
-        from trample.solver.rules.validate_many import pair_order as order
+        from trample.solver.rules.validate_many import pair_columns
 
-        return order(self.space)
+        return pair_columns(self.space)
 
     def pairs(self) -> PairsResult:
         """As :func:`pairs`."""
@@ -806,9 +805,9 @@ class Prepared:
 
     def validate_many(self, amounts: Any) -> Any:
         """As :func:`validate_many`."""
-        from trample.solver.rules.validate_many import validate_many as judge
+        from trample.solver.rules.validate_many import legal_rows
 
-        return judge(self.space, amounts)
+        return legal_rows(self.space, amounts)
 
     def rank(self, assignment: object = None) -> IndexResult:
         """As :func:`rank`."""
@@ -837,7 +836,7 @@ class Prepared:
         i = parse_index(index, actions.total)
         amounts = actions.unrank(i)
         with _reporting("unrank", self.document, side=self._side, index=i):
-            check_legal(self.space, amounts, "unrank")
+            check_answer(self.space, amounts, "unrank")
         return {"assignment": _entries(self.space, amounts)}
 
     def options(self, fixed: object = None, pair: object = None) -> OptionsResult:
@@ -861,12 +860,12 @@ class Prepared:
         """As :func:`project`."""
         from trample.solver.actions.splits import number, parse_values
 
-        started = _request_started.get() or time.monotonic()
+        started = request_started.get() or time.monotonic()
         values = parse_values(self.space, amounts)
         seconds = parse_time_limit(_field(self.document, "time_limit", time_limit))
         found = self.actions.projection(values, deadline=started + seconds, cancel=cancel)
         with _reporting("project", self.document, side=self._side, amounts=amounts):
-            check_legal(self.space, found.amounts, "project")
+            check_answer(self.space, found.amounts, "project")
         broken: list[ViolationJson] = []
         if all(v.denominator == 1 and v >= 0 for v in values.values()):
             given = {p: int(v) for p, v in values.items() if v > 0}

@@ -17,19 +17,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trample.models.document.assignment import Assignment
+from trample.models.document.assignment import Assignment, Pair
 from trample.models.document.combat import Combat
+from trample.models.game import state_json
 from trample.models.game.combat_steps import Assign
-from trample.models.game.state_json import apply as apply_to_state
 from trample.solver.interface.api import parse_time_limit
 from trample.solver.optimize.objectives import parse_objective
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import optimize
 from trample.solver.rules.assignment import Amounts, to_assignment
 from trample.solver.rules.legal_space import SIDES, Side, legal_space
-from trample.solver.rules.validate import Violation, check_legal, violations
+from trample.solver.rules.validate import Violation, check_answer, violations
 
 
-def judge(combat: Combat, assignment: Mapping[tuple[str, str], int]) -> list[Violation]:
+def judge(combat: Combat, assignment: Mapping[Pair, int]) -> list[Violation]:
     """Every rule a split of both sides of one step breaks; empty means legal.
 
     A creature's entries are judged against the legal space of the side that chooses its
@@ -72,7 +72,7 @@ def solver_assign(objective: list[str] | str | None = None,
         for side in SIDES:
             space = legal_space(combat, side)
             found = optimize(space, terms[side], seconds)
-            check_legal(space, found.amounts, "solve")
+            check_answer(space, found.amounts, "solve")
             chosen += to_assignment(space, found.amounts).entries
         return Assignment(tuple(chosen))
 
@@ -88,8 +88,8 @@ def apply(state: object, action: object, *, objective: list[str] | str | None = 
     ``combat_damage_step`` without ``assignment``) is chosen by the solver; every split,
     given or chosen, is judged by :func:`judge` before it is dealt.
     """
-    return apply_to_state(state, action, solver_assign(objective, blockers_objective,
-                                                       time_limit), judge)
+    return state_json.apply(state, action, solver_assign(objective, blockers_objective,
+                                                        time_limit), judge)
 
 
 def apply_request(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import Player
 from trample.models.document.errors import InternalError
 from trample.models.document.outcomes import POISON_TO_LOSE
@@ -51,7 +52,7 @@ from trample.solver.optimize.objectives import (
 )
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Recipient, Source
-from trample.solver.rules.validate import check_legal
+from trample.solver.rules.validate import check_answer
 
 MAX_CELLS = 150_000_000
 """Largest knapsack table (bundles of blockers x capacity) solved by dynamic programming:
@@ -366,7 +367,7 @@ Single = tuple[Amounts, dict[str, int]]
 
 
 def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
-    """:func:`trample.solver.optimize.solve.solve`'s answer (the same assignment, the same
+    """:func:`trample.solver.optimize.solve.optimize`'s answer (the same assignment, the same
     objective values, proved optimal) on a space of one source on a plain combat
     (:attr:`~trample.solver.optimize.objectives.Scoring.plain`), a tiny combat's usual shape;
     None when another method must answer (several sources, a moved choice, two sets of
@@ -412,7 +413,7 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
                 if key > best_key:
                     best, values, best_key = amounts, scored, key
     if not lone_legal(space, source, best):
-        check_legal(space, best, "solve")  # the validator's words for what is wrong
+        check_answer(space, best, "solve")  # the validator's words for what is wrong
         raise InternalError("solve produced an assignment that the check of a single "
                             "source refuses and the validator accepts")
     answer = (best, plain_values(space, score, values, asked, shifted))
@@ -615,7 +616,7 @@ def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
     return min(total, individual)
 
 
-def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, str], int]:
+def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[Pair, int]:
     """For each gated pair of ``sources``, the most its source can legally assign to it
     (only those below the source's power). 702.19b-e: the recipient gets damage only once
     every item of its conditions is lethally or loyalty-assigned by all sources together;
@@ -627,7 +628,7 @@ def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, st
     touching = space.deathtouch_pairs
     conditions = space.conditions
     helped: dict[str, tuple[int, frozenset[str]]] = {}
-    out: dict[tuple[str, str], int] = {}
+    out: dict[Pair, int] = {}
     for s in sources:
         own = {r.id for r in s.recipients}
         for r in s.recipients:

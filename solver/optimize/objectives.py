@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import Combat, Creature, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.keywords import INDESTRUCTIBLE
@@ -386,7 +387,7 @@ def own_players(space: LegalSpace) -> frozenset[str]:
     return frozenset(p.id for p in combat.defending_players)
 
 
-def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+def evaluate(space: LegalSpace, amounts: Mapping[Pair, int],
              terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
     """The value of each term for a (legal) assignment, in the order of ``terms``.
 
@@ -479,7 +480,7 @@ def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
 _PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
 
 
-def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[Pair, int],
                     terms: Sequence[str]) -> dict[str, int]:
     """The values of assigned-damage ``terms`` for a legal assignment, no target left out
     (what :func:`evaluate` reads them from; no keeping of the last few scored)."""
@@ -489,7 +490,7 @@ def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[st
 _NOTHING: frozenset[str] = frozenset()
 
 
-def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+def dealt_values(space: LegalSpace, amounts: Mapping[Pair, int],
                  terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
     """:func:`evaluate` with every outcome term read from the damage dealt
     (:func:`~trample.models.document.outcomes.deal`), plain combat or not: the reference that the
@@ -497,7 +498,7 @@ def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     return _evaluate(space, scoring(space), amounts, terms, exclude)
 
 
-def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[Pair, int],
               terms: Sequence[str], exclude: frozenset[str]) -> dict[str, int]:
     """:func:`evaluate`, outcome terms from the damage dealt. (Written as plain loops: a
     tiny solve scores a handful of candidates, and this is most of its time.)"""
@@ -616,7 +617,7 @@ def identical_creatures(space: LegalSpace, sources: Sequence[Source]
     """
     score = scoring(space)
     senders: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {}
-    gates: dict[str, list[tuple[str, str]]] = {}
+    gates: dict[str, list[Pair]] = {}
     for s in sources:
         for r in s.recipients:
             if r.kind == "creature":

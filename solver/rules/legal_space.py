@@ -16,6 +16,7 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from mypy_extensions import mypyc_attr
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import (
     DEATHTOUCH,
     DOUBLE_STRIKE,
@@ -88,7 +89,7 @@ class derived(Generic[T]):
         return value
 
 
-_NO_PAIRS: frozenset[tuple[str, str]] = frozenset()
+_NO_PAIRS: frozenset[Pair] = frozenset()
 
 Side = Literal["attackers", "blockers"]
 SIDES: tuple[Side, ...] = ("attackers", "blockers")
@@ -264,18 +265,18 @@ class LegalSpace:
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
     @derived
-    def pairs(self) -> dict[tuple[str, str], Recipient]:
+    def pairs(self) -> dict[Pair, Recipient]:
         """Every legal (source, recipient) pair, and the recipient's conditions."""
         return {(s.id, r.id): r for s in self.sources for r in s.recipients}
 
     @derived
-    def forced(self) -> dict[tuple[str, str], int] | None:
+    def forced(self) -> dict[Pair, int] | None:
         """The one legal split when no source has a choice (each has at most one
         recipient, free of conditions, and must give it all its damage, 510.1a); None
         when some source chooses."""
         if self.alternatives:
             return None
-        split: dict[tuple[str, str], int] = {}
+        split: dict[Pair, int] = {}
         for s in self.sources:
             if len(s.recipients) > 1:
                 return None
@@ -357,7 +358,7 @@ class LegalSpace:
         return out
 
     @derived
-    def deathtouch_pairs(self) -> frozenset[tuple[str, str]]:
+    def deathtouch_pairs(self) -> frozenset[Pair]:
         """Legal pairs any positive amount of which is lethal damage: from a source with
         deathtouch to a creature (702.2c)."""
         found = [(s.id, r.id) for s in self.sources if s.deathtouch
@@ -407,7 +408,7 @@ class LegalSpace:
                        tuple(tuple(touch[i]) for i in items),
                        tuple(self.thresholds[i] for i in items), tuple(gates))
 
-    def received(self, amounts: Mapping[tuple[str, str], int]) -> dict[str, int]:
+    def received(self, amounts: Mapping[Pair, int]) -> dict[str, int]:
         """Total damage assigned to each target by the legal pairs of ``amounts``."""
         pairs = self.pairs
         totals: dict[str, int] = {}
@@ -417,7 +418,7 @@ class LegalSpace:
                 totals[target] = totals.get(target, 0) + amount
         return totals
 
-    def deathtouched(self, amounts: Mapping[tuple[str, str], int]) -> frozenset[str]:
+    def deathtouched(self, amounts: Mapping[Pair, int]) -> frozenset[str]:
         """Creatures that a source with deathtouch assigns at least 1 (702.2c)."""
         touching = self.deathtouch_pairs
         if not touching:
@@ -658,7 +659,7 @@ def held_bytes(space: LegalSpace) -> int:
     return held
 
 
-def modes_of(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> dict[str, Mode]:
+def modes_of(space: LegalSpace, amounts: Mapping[Pair, int]) -> dict[str, Mode]:
     """The set of splits that each attacker of :attr:`LegalSpace.alternatives` uses in
     ``amounts``: its blocked splits when it assigns damage to one of its blockers, or when
     it assigns nothing and has nothing to assign to as a blocked creature (510.1c); else

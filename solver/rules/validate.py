@@ -6,6 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from trample.models.document.assignment import Pair
 from trample.models.document.errors import InternalError
 from trample.models.document.rule_index import Rule
 from trample.solver.rules.legal_space import LegalSpace, mode_space, modes_of
@@ -39,12 +40,12 @@ def _some(names: list[str]) -> str:
     return f"{shown} and {len(names) - NAMED_RECIPIENTS:,} more"
 
 
-def violations(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Violation]:
+def violations(space: LegalSpace, amounts: Mapping[Pair, int]) -> list[Violation]:
     """Every violation of ``amounts`` (positive amounts only matter); empty means legal."""
     return list(each_violation(space, amounts))
 
 
-def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
+def each_violation(space: LegalSpace, amounts: Mapping[Pair, int]
                    ) -> Iterator[Violation]:
     """The violations of ``amounts`` one at a time, in the order :func:`violations` lists
     them (a caller that wants only the first few stops early). An attacker that may
@@ -116,8 +117,10 @@ def each_violation(space: LegalSpace, amounts: Mapping[tuple[str, str], int]
                     f"{loyalty} it needs first ({rule})")
 
 
-def check_legal(space: LegalSpace, amounts: Mapping[tuple[str, str], int], what: str) -> None:
-    """Never let an illegal assignment out: a violation here is a bug in trample."""
+def check_answer(space: LegalSpace, amounts: Mapping[Pair, int], what: str) -> None:
+    """Never let an illegal answer out: ``amounts`` is what trample's ``what`` (solve,
+    sample, ...) produced, so a violation here is a bug in trample (InternalError). A
+    caller's own split is judged by :func:`violations` instead."""
     found = violations(space, amounts)
     if found:
         raise InternalError(f"{what} produced an illegal assignment: {found[0].message} "
