@@ -159,7 +159,7 @@ def test_terms_and_sides_are_the_solvers() -> None:
     from trample.solver.actions.plan import ACCEPTED_TERMS
 
     assert tuple(definition("plan-result", "$defs", "term")["enum"]) == ACCEPTED_TERMS
-    from trample.solver.rules.legal_space import SIDES
+    from trample.solver.rules.choosers import SIDES
 
     assert definition("combat", "$defs", "side")["enum"] == [*SIDES, None]
     assert definition("solve-result", "properties", "side")["enum"] == list(SIDES)

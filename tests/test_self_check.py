@@ -27,8 +27,8 @@ def broken_validator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
     monkeypatch.setattr(validate, "violations", always_wrong)  # what check_answer asks
     monkeypatch.setattr(solve, "violations", always_wrong)
-    # A single source's answer is judged by its own check first (then by the validator).
-    monkeypatch.setattr(fastpath, "lone_legal", lambda *args: False)
+    # A single source's answer is judged by is_legal first (then worded by the validator).
+    monkeypatch.setattr(fastpath, "is_legal", lambda *args: False)
     api.forget_spaces()  # a space kept from before keeps the answer it checked then
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path))
     return tmp_path

@@ -22,7 +22,7 @@ from trample.solver.interface import api
 from trample.solver.optimize import fastpath, solve
 from trample.solver.optimize.objectives import BOTH_SIDES, TERMS, parse_objective
 from trample.solver.rules.legal_space import LegalSpace, legal_space
-from trample.solver.rules.validate import violations
+from trample.solver.rules.validate import is_legal, violations
 
 import brute
 from strategies import combats, lone_sources
@@ -180,8 +180,8 @@ def every_split(space: LegalSpace) -> list[dict[tuple[str, str], int]]:
 
 def test_the_single_legality_check_judges_as_the_validator_and_the_oracle() -> None:
     """On every split of each single-source space of the sweep (and a few illegal by
-    their total or their target), the one-source check says legal exactly when the
-    validator finds nothing and the oracle accepts it."""
+    their total or their target), the legality check of the single path says legal
+    exactly when the validator lists nothing and the oracle accepts it."""
     judged = illegal = 0
     for doc in SWEEP[:200]:
         for side in ("attackers", "blockers"):
@@ -192,7 +192,7 @@ def test_the_single_legality_check_judges_as_the_validator_and_the_oracle() -> N
             if len(splits) > 300:  # the many-blocker ones: the sweep has plenty smaller
                 continue
             for amounts in splits:
-                legal = fastpath.lone_legal(space, space.sources[0], amounts)
+                legal = is_legal(space, amounts)
                 assert legal == (not violations(space, amounts))
                 assert legal == brute.is_legal(doc, side, amounts)
                 judged += 1
@@ -309,7 +309,7 @@ def read_both(doc: Any) -> tuple[Combat | None, Combat | str]:
 def assert_same_combat(plain: Combat, general: Combat | str) -> None:
     assert isinstance(general, Combat), general
     assert plain == general
-    for name in ("_index", "_blockers", "_moved"):
+    for name in ("_index", "_blockers", "memo"):
         mine, theirs = getattr(plain, name), getattr(general, name)
         assert list(mine.items()) == list(theirs.items())
     assert [type(c) for c in plain.creatures] == [type(c) for c in general.creatures]

@@ -31,6 +31,7 @@ from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
 from trample.solver.optimize.status import Status
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_choices
 from trample.solver.rules.legal_space import legal_space
 
 PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
@@ -234,7 +235,7 @@ class _Search:
         answers."""
         attacks = self._splits(combat, "attackers")
         replies = self._splits(combat, "blockers")
-        separable = not combat.moves_a_choice \
+        separable = not moved_choices(combat) \
             and not any(c.has("lifelink") for c in combat.blockers)
         if separable:
             # Every term depends on one side's split: value(a, b) = value(a, {}) +

@@ -60,7 +60,8 @@ from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.solve import Solution, optimize
 from trample.solver.rules.assignment import parse_assignment, to_entries
-from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, held_bytes, legal_space
+from trample.solver.rules.choosers import SIDES, Side
+from trample.solver.rules.legal_space import LegalSpace, held_bytes, legal_space
 from trample.solver.rules.validate import check_answer, each_violation
 
 if TYPE_CHECKING:

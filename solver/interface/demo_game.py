@@ -61,7 +61,8 @@ from trample.solver.interface.game_loop import judge
 from trample.solver.optimize.objectives import evaluate, parse_objective
 from trample.solver.optimize.solve import optimize
 from trample.solver.rules.assignment import to_assignment
-from trample.solver.rules.legal_space import SIDES, legal_space
+from trample.solver.rules.choosers import SIDES
+from trample.solver.rules.legal_space import legal_space
 from trample.solver.rules.validate import check_answer
 
 YOU, OPPONENT = "you", "opponent"

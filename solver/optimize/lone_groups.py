@@ -51,6 +51,7 @@ from trample.solver.count.counting import greedy_order
 from trample.solver.optimize.fastpath import holding, lone_values, solve_lone
 from trample.solver.optimize.objectives import Scoring, scoring
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_by
 from trample.solver.rules.legal_space import LegalSpace, Part, Recipient, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
@@ -93,7 +94,7 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     if len(sources) < 2:
         return None
     combat = space.combat
-    if any(combat.moved_by(s.id) is not None for s in sources):
+    if any(moved_by(combat, s.id) is not None for s in sources):
         return None
     score = scoring(space)
     counted = [score.assigned_thresholds[term] for term in THRESHOLD_TERMS if term in terms]
@@ -354,7 +355,7 @@ def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
         return False
     sources = [s for part in group for s in part.sources]
     combat = space.combat
-    if any(combat.moved_by(s.id) is not None for s in sources):
+    if any(moved_by(combat, s.id) is not None for s in sources):
         return False
     walls = [r.id for s in sources for r in s.recipients if r.kind == "creature"]
     return len(set(walls)) == len(walls)

@@ -30,7 +30,8 @@ from trample.models.document.outcomes import (
     planeswalker_dies,
     player_loses,
 )
-from trample.solver.rules.legal_space import LegalSpace, Side, Source, mode_space, modes_of
+from trample.solver.rules.choosers import Side, moved_choices
+from trample.solver.rules.legal_space import LegalSpace, Source, mode_space, modes_of
 
 ASSIGNED_TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
                                    "player_damage", "planeswalker_damage", "battle_damage")
@@ -267,10 +268,10 @@ def scoring(space: LegalSpace) -> Scoring:
     killable: dict[str, int] = {}
     kills_constant = deaths_extra = 0
     for c in space.kill_candidates:
-        if INDESTRUCTIBLE in c.keywords:  # not space.is_killable(c): lethal damage spares it
-            if c.toughness <= 0:
+        if not space.is_killable(c):  # lethal damage spares it, 0 toughness does not
+            if dies(c.toughness, c.damage, True, False) is not None:
                 deaths_extra += c.value
-        elif c.toughness - c.damage <= 0:  # its lethal_need: already lethally damaged
+        elif space.is_lethally_assigned(c.id, _NONE_RECEIVED, ()):  # already lethally damaged
             kills_constant += c.value
         elif c.id in kind:
             killable[c.id] = c.value
@@ -338,10 +339,8 @@ def chooses_for_other_side(space: LegalSpace) -> bool:
     """Whether the space's side chooses the split of a creature of the other side
     (702.22j-k, or ``assigned_by: opponent``): that creature's damage goes to the side's
     own creatures and players, so ``survivals`` and ``life_kept`` can vary."""
-    combat = space.combat
-    if not combat.moves_a_choice:
-        return False
-    return any(combat.moved_by(s.id) is not None for s in space.sources)
+    moved = moved_choices(space.combat)
+    return bool(moved) and any(s.id in moved for s in space.sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,9 +450,9 @@ def _own_total(space: LegalSpace) -> int:
     attackers = space.side == "attackers"
     total = 0
     for c in space.combat.creatures:
-        if (c.attacking is not None if attackers else c.blocking) and c.toughness > 0 \
-                and (c.damage < c.toughness or INDESTRUCTIBLE in c.keywords):
-            total += c.value  # alive before damage: dies(...) is None
+        if (c.attacking is not None if attackers else c.blocking) \
+                and dies(c.toughness, c.damage, c.has(INDESTRUCTIBLE), False) is None:
+            total += c.value  # alive before damage
     return total
 
 
@@ -488,6 +487,8 @@ def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[Pair, in
 
 
 _NOTHING: frozenset[str] = frozenset()
+_NONE_RECEIVED: dict[str, int] = {}
+"""Damage received before any is assigned (read, never changed)."""
 
 
 def dealt_values(space: LegalSpace, amounts: Mapping[Pair, int],
