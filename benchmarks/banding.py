@@ -12,7 +12,7 @@ import argparse
 
 from benchmarks.generators import banded
 from benchmarks.timing import cpu_ms
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.rules.choosers import moved_choices
 

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from trample.models.document.errors import InputError
 from trample.solver.actions import union
 from trample.solver.actions.splits import Actions, parse_values
-from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.count.census import Census
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.rules.legal_space import legal_space, mode_space, modes_of
 from trample.solver.rules.validate import violations

@@ -17,7 +17,7 @@ import pytest
 
 from benchmarks import generators
 from trample.models.document.errors import InputError
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.rules.legal_space import held_bytes
 

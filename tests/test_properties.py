@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from trample.models.document.combat import Combat
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
 from trample.solver.interface import api
 from trample.solver.rules.legal_space import legal_space
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from trample.models.document.combat import Combat
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
 from trample.solver.optimize.greedy import greedy
 from trample.solver.rules.legal_space import LegalSpace, legal_space
 from trample.solver.rules.validate import violations

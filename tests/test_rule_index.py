@@ -28,7 +28,8 @@ SOLVER = ROOT / "solver"
 CITATION = re.compile(r"(?<![\w.])([1-9]\d{2})\.(\d+)([a-z])?(?:-([a-z]))?(?![\w.])")
 # The legal space and the modules that read it: every rule they cite must be indexed.
 RULE_MODULES = ("rules/legal_space.py", "rules/validate.py", "rules/pieces.py", "rules/choosers.py",
-                "rules/validate_many.py", "optimize/greedy.py", "count/counting.py")
+                "rules/validate_many.py", "optimize/greedy.py", "count/declared.py",
+                "count/frontier.py", "count/walk.py", "count/census.py")
 
 
 def resolve(qualified: str) -> object:

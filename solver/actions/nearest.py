@@ -35,7 +35,8 @@ from ortools.sat.python import cp_model
 
 from trample.models.document.assignment import Pair
 from trample.models.document.errors import InternalError
-from trample.solver.count.counting import Census, Move
+from trample.solver.count.census import Census
+from trample.solver.count.declared import Move
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.cpsat import build_group, run_status
 from trample.solver.optimize.greedy import greedy

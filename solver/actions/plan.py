@@ -26,7 +26,7 @@ from trample.models.document.combat import Combat, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
 from trample.solver.actions.union import census_of
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
 from trample.solver.optimize.status import Status

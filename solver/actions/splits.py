@@ -21,14 +21,14 @@ construction:
   closed form, with a binary search for a part.
 
 Counting with some amounts fixed needs no order: a part whose sources share items runs
-:class:`~trample.solver.count.counting.FrontierPart` again with the amounts imposed, any other
+:class:`~trample.solver.count.FrontierPart` again with the amounts imposed, any other
 the same dynamic program with each move's number of compositions restricted to the fixed
 values. ``options`` adds to the declared-order program the forward counts (ways to reach
 each state) to read off, for one pair, how many completions each amount has; for a part
 the frontier program counts, that program again with the pair's every amount a move of
 its own (:meth:`FrontierPart.amounts`). Rank and unrank walk :attr:`Census.parts`, which
 for a part too wide for the declared order's table is a
-:class:`~trample.solver.count.counting.FrontierWalk` (the same moves, one state at a time).
+:class:`~trample.solver.count.FrontierWalk` (the same moves, one state at a time).
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -47,17 +47,12 @@ from math import comb, prod
 from trample.models.document.assignment import Pair
 from trample.models.document.combat import brief_repr, check_id, field_name
 from trample.models.document.errors import InputError, InternalError
-from trample.solver.count.counting import (
-    Census,
-    CountOutOfReach,
-    FrontierPart,
-    FrontierWalk,
-    Move,
-    PartSpace,
-    Progress,
-    _record,
-    compositions_count,
-)
+from trample.solver.count.census import Census
+from trample.solver.count.compositions import compositions_count
+from trample.solver.count.declared import Move, PartSpace, Progress, record_move
+from trample.solver.count.frontier import FrontierPart
+from trample.solver.count.walk import FrontierWalk
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
@@ -97,7 +92,7 @@ each part takes a binary search over directly computed coefficients."""
 
 
 def rank_composition(total: int, lowers: list[int], values: list[int]) -> int:
-    """The position of ``values`` in :func:`~trample.solver.count.counting.all_compositions`'s
+    """The position of ``values`` in :func:`~trample.solver.count.all_compositions`'s
     order for ``total`` and ``lowers`` (descending lexicographic order of the free parts).
 
     Every composition whose part j is larger (the later parts sharing y - 1 or less,
@@ -612,7 +607,7 @@ def _unrank_part(ps: PartSpace, index: int) -> Amounts:
         composition, index = divmod(index, after)
         values = unrank_composition(chosen.total, [sl.lower for sl in chosen.slots],
                                     composition)
-        _record(amounts, s.id, chosen, values)
+        record_move(amounts, s.id, chosen, values)
         state = chosen.next_state
     return amounts
 

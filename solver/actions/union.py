@@ -36,7 +36,7 @@ holds the index; ``rank`` adds up, pair by pair, the completions of every smalle
 ``enumerate`` walks the same order pair by pair, each component offering the amounts
 its own splits continue with (read from its splits gathered and sorted, when it has at
 most :data:`SORT_LIMIT`, else from its ``options``). A combat without such an attacker
-keeps the order of :class:`~trample.solver.count.counting.Census`.
+keeps the order of :class:`~trample.solver.count.Census`.
 
 **Sampling.** In each component, a piece is drawn in proportion to its count, then a
 uniform split of its mode space is drawn until it lies in the piece (at most
@@ -68,7 +68,8 @@ from trample.solver.actions.splits import (
     nearest_by_inspection,
     stopper,
 )
-from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.count.census import Census
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trample.models.document.assignment import Pair
 from trample.models.document.combat import Combat, brief_repr, check_int
 from trample.models.document.errors import InputError, InternalError
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
 from trample.solver.interface.requests import DEFAULT_TIME_LIMIT as DEFAULT_TIME_LIMIT
 from trample.solver.interface.requests import MAX_TIME_LIMIT as MAX_TIME_LIMIT
 from trample.solver.interface.requests import parse_time_limit as parse_time_limit

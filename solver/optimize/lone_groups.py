@@ -15,7 +15,7 @@ much (up to the threshold), sends at least as much to each other tracked target,
 no recipient it does not, and is worth at least as much on every other term.
 
 Then the group is a dynamic program over the sources, in an order that closes tracked
-targets early (:func:`~trample.solver.count.counting.greedy_order`): its state is, per tracked
+targets early (:func:`~trample.solver.count.greedy_order`): its state is, per tracked
 target still open, the damage given so far capped at its threshold and whether a
 recipient that requires it was used; its value the sum of the candidates' values.
 Lexicographic order is compatible with adding vectors, so keeping the best value per
@@ -47,7 +47,7 @@ from math import prod
 from operator import itemgetter, mul
 from typing import Any
 
-from trample.solver.count.counting import greedy_order
+from trample.solver.count.frontier_order import greedy_order
 from trample.solver.optimize.fastpath import holding, lone_values, solve_lone
 from trample.solver.optimize.objectives import Scoring, scoring
 from trample.solver.rules.assignment import Amounts

@@ -31,7 +31,9 @@ from functools import cache
 from itertools import product
 from math import comb
 
-from trample.solver.count.counting import CountOutOfReach, PartSpace, lazy_product
+from trample.solver.count.compositions import lazy_product
+from trample.solver.count.declared import PartSpace
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.fastpath import most_to, solve_lone
 from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.lone_groups import lone_shaped, solve_lone_group

@@ -30,7 +30,7 @@ from tests.fuzz import shapes  # noqa: E402
 from tests.fuzz.shapes import Draw  # noqa: E402
 from trample.models.document.combat import Combat  # noqa: E402
 from trample.models.document.errors import InputError, InternalError, TrampleError  # noqa: E402
-from trample.solver.count.counting import CountOutOfReach  # noqa: E402
+from trample.solver.count.work import CountOutOfReach  # noqa: E402
 from trample.solver.interface import (  # noqa: E402
     api,
     methods,
