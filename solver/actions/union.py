@@ -495,8 +495,12 @@ def census_of(space: LegalSpace, *, ordered: bool = False) -> Census | UnionActi
     return Census(space, ordered=ordered)
 
 
-def actions_of(space: LegalSpace) -> Actions | UnionActions:
-    """:class:`Actions` of ``space``, or of the union of its pieces."""
+def actions_of(space: LegalSpace, census: Census | UnionActions | None = None
+               ) -> Actions | UnionActions:
+    """:class:`Actions` of ``space`` (on ``census``, its counting structure, when given),
+    or of the union of its pieces (which is its own counting structure)."""
+    if isinstance(census, UnionActions):
+        return census
     if space.alternatives:
         return UnionActions(space)
-    return Actions(space)
+    return Actions(space, census)

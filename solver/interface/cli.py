@@ -522,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: one line and a saved report, never a traceback
-        from trample.solver.interface.api import bug_report_note
+        from trample.solver.interface.bug_reports import bug_report_note
 
         note = bug_report_note("command line", {"argv": list(argv), "options": dict(_options),
                                                 "inputs": list(_read)}, exc)

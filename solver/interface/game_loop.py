@@ -23,7 +23,7 @@ from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.models.game import state_json
 from trample.models.game.combat_steps import Assign
-from trample.solver.interface.api import parse_time_limit
+from trample.solver.interface.requests import parse_time_limit
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.solve import optimize
 from trample.solver.rules.assignment import to_assignment
