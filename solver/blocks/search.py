@@ -451,10 +451,10 @@ class _Gangs:
         best = self.best
         if best.value is None:
             return True
-        floor = self.totals.best(table, self._rest_floor(u, free))[0]
-        if floor > best.value:
+        verdict = self.totals.against(table, self._rest_floor(u, free), best.value)
+        if verdict > 0:
             return False
-        if floor == best.value and not self.ties:
+        if verdict == 0 and not self.ties:
             # Equal at best: only a declaration earlier in order can replace it.
             least = declaration_vector(self.rules, self._blocks(chosen))
             return best.vector is None or least < best.vector
