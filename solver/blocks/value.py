@@ -573,7 +573,7 @@ class Totals:
         gained, dealt = reach(combat, [ev.opponents[i] for i in players])
         self.bounds = [(life.life - 1 - most, life.life + gain, max(10 - life.poison, 0))
                        for life, gain, most in zip(self.lives, gained, dealt, strict=True)]
-        # Where each player's totals make them lose (704.5a-c, read from has_lost): the
+        # Where each player's totals make them lose (704, read from has_lost): the
         # least net life lost, and the least poison given, that do.
         self.losing = [(next(n for n in range(lo, hi + 1)
                              if has_lost(life.life - n, life.poison)) if
