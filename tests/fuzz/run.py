@@ -11,9 +11,9 @@ Targets: ``parser`` (``Combat.from_json``), ``validator`` (``api.validate``), ``
 small valid combats, against the brute-force oracle), ``blocks`` (SPEC §11 on small
 boards: every listed or answered declaration legal, the best block the least of them),
 ``game`` (``trample apply``: game states and actions, its output read back). New
-interesting inputs go to the ``corpus/`` of the working directory (``--work``, default ``<tmp>/trample-fuzz/<target>``),
-never to the committed seed corpus ``tests/fuzz/corpus/<target>/``, which is read as
-well. A crash is written to the working directory as ``crash-<sha1>`` and the process
+interesting inputs go to the ``corpus/`` of the working directory (``--work``, default
+``<tmp>/trample-fuzz/<target>``), never to the committed seed corpus
+``tests/fuzz/corpus/<target>/``, which is read as well. A crash is written to the working directory as ``crash-<sha1>`` and the process
 ends with a nonzero status;
 ``--replay FILE`` runs one input again without libFuzzer, with its full traceback.
 Extra arguments after ``--`` go to libFuzzer unchanged (e.g. ``-- -jobs=2``).
