@@ -13,8 +13,8 @@ boards: every listed or answered declaration legal, the best block the least of 
 ``game`` (``trample apply``: game states and actions, its output read back). New
 interesting inputs go to the ``corpus/`` of the working directory (``--work``, default
 ``<tmp>/trample-fuzz/<target>``), never to the committed seed corpus
-``tests/fuzz/corpus/<target>/``, which is read as well. A crash is written to the working directory as ``crash-<sha1>`` and the process
-ends with a nonzero status;
+``tests/fuzz/corpus/<target>/``, which is read as well. A crash is written to the working
+directory as ``crash-<sha1>`` and the process ends with a nonzero status;
 ``--replay FILE`` runs one input again without libFuzzer, with its full traceback.
 Extra arguments after ``--`` go to libFuzzer unchanged (e.g. ``-- -jobs=2``).
 
