@@ -32,6 +32,7 @@ usage.
 from __future__ import annotations
 
 import argparse
+import math
 import platform
 import statistics
 import sys
@@ -93,6 +94,8 @@ class Config:
     min_time: float = 0.2
     time_limit: float = 10.0
     exhaustive_max: int = 5_000
+    exhaustive_budget: float = 300.0
+    """Seconds one exhaustive run may take; past them it stops, reported as such."""
     attack_sizes: tuple[int, ...] = (2, 3, 4, 5, 6)
     attack_check_max: int = 4
     heuristic_sizes: tuple[int, ...] = (2, 3, 4, 5, 6)
@@ -143,32 +146,53 @@ def value_of(objective: Mapping[str, int]) -> tuple[int, ...]:
 @dataclass
 class Exhaustive:
     """The exhaustive method's answer: the least value, the first declaration of that value
-    in declaration order, how many declarations have it, and how many were valued."""
+    in declaration order, how many declarations have it, and how many were valued. Its
+    status is ``optimal`` when every declaration was valued exactly; ``refused`` when
+    ``plan`` refused one (too large to plan exactly: ``note`` has its message) or did not
+    prove it within its time limit, ``stopped`` when the method's own budget ran out; then
+    it is no reference, and nothing is compared."""
 
-    value: tuple[int, ...]
-    blocks: list[Pair]
-    ties: int
-    declarations: int
+    status: str
+    value: tuple[int, ...] = ()
+    blocks: list[Pair] = field(default_factory=list)
+    ties: int = 0
+    valued: int = 0
+    note: str = ""
 
 
 def exhaustive_block(board: Mapping[str, Any], declarations: list[list[Pair]],
-                     time_limit: float) -> Exhaustive:
-    """Every declaration valued with ``api.plan`` on the combat it makes; the least kept."""
-    best: Exhaustive | None = None
-    for declaration in declarations:
-        answer = api.plan(combat_of(board, declaration), objective=list(TERMS),
-                          time_limit=time_limit)
-        if answer["status"] != "optimal":
-            raise Mismatch(f"plan did not prove the value of {declaration}: "
-                           f"{answer['status']}")
-        value = value_of(answer["objective"])
-        if best is None or value < best.value:
-            best = Exhaustive(value, declaration, 1, len(declarations))
-        elif value == best.value:
-            best.ties += 1
-    if best is None:
+                     time_limit: float, budget: float = math.inf) -> Exhaustive:
+    """Every declaration valued with ``api.plan`` on the combat it makes; the least kept
+    (the first in the order given among equals)."""
+    if not declarations:
         raise Mismatch("enumerate_blocks listed no declaration (the empty one is always "
                        "restriction-legal)")
+    due = time.monotonic() + budget
+    best: Exhaustive | None = None
+    for i, declaration in enumerate(declarations):
+        problem = ""
+        if time.monotonic() > due:
+            status, problem = "stopped", (f"budget of {budget:g} s spent after {i:,} of "
+                                          f"{len(declarations):,} declarations")
+        else:
+            try:
+                answer = api.plan(combat_of(board, declaration), objective=list(TERMS),
+                                  time_limit=time_limit)
+            except TrampleError as exc:
+                status, problem = "refused", f"plan refused declaration {i}: {exc}"
+            else:
+                if answer["status"] != "optimal":
+                    status, problem = "refused", (f"plan did not prove declaration {i} in "
+                                                  f"{time_limit:g} s")
+        if problem:
+            return Exhaustive(status, valued=i, note=problem)
+        value = value_of(answer["objective"])
+        if best is None or value < best.value:
+            best = Exhaustive("optimal", value, declaration, 1)
+        elif value == best.value:
+            best.ties += 1
+    assert best is not None  # declarations is not empty
+    best.valued = len(declarations)
     return best
 
 
@@ -193,6 +217,21 @@ def _proved(answer: Mapping[str, Any]) -> bool:
     return answer.get("status") == "optimal"
 
 
+def _call(fn: Callable[[], Any]) -> Any:
+    """``fn()``'s answer, or ``{"status": "refused", "message"}`` when trample refuses the
+    board (too large to answer exactly within its limits: SPEC §11)."""
+    try:
+        return fn()
+    except TrampleError as exc:
+        return {"status": "refused", "message": str(exc)}
+
+
+def _refused(record: dict[str, Any], method: str, answer: Mapping[str, Any],
+             timing: dict[str, Any]) -> dict[str, Any]:
+    record[method] = {**timing, "status": "refused", "message": answer["message"]}
+    return record
+
+
 # -- the parts -----------------------------------------------------------------------------
 
 
@@ -202,14 +241,16 @@ def run_blocks(cfg: Config, family: str, n: int, k: int) -> dict[str, Any]:
     board = boards.board(n, n, boards.VARIANTS[family], seed)
     where = f"blocks {family} {n}x{n} board {k} (seed {seed})"
     count = int(api.count_blocks(board)["count"])
-    answer, timing = _timed(cfg, lambda: api.best_block(board, time_limit=cfg.time_limit),
-                            again=_proved)
+    answer, timing = _timed(
+        cfg, partial(_call, lambda: api.best_block(board, time_limit=cfg.time_limit)),
+        again=_proved)
+    record: dict[str, Any] = {"family": family, "n": n, "board": k, "seed": seed,
+                              "declarations": count, "exhaustive": None}
+    if answer["status"] == "refused":
+        return _refused(record, "best_block", answer, timing)
     value = value_of(answer["objective"])
-    record: dict[str, Any] = {
-        "family": family, "n": n, "board": k, "seed": seed, "declarations": count,
-        "best_block": {**timing, "status": answer["status"], "objective": list(value),
-                       "blocks": answer["blocks"]},
-        "exhaustive": None}
+    record["best_block"] = {**timing, "status": answer["status"], "objective": list(value),
+                            "blocks": answer["blocks"]}
     if count > cfg.exhaustive_max:
         record["exhaustive"] = {"status": "skipped",
                                 "note": f"{count:,} declarations > {cfg.exhaustive_max:,}"}
@@ -218,12 +259,19 @@ def run_blocks(cfg: Config, family: str, n: int, k: int) -> dict[str, Any]:
     if not listed.get("complete", True) or len(listed["declarations"]) != count:
         raise Mismatch(f"{where}: enumerate_blocks listed {len(listed['declarations'])} "
                        f"declarations, count_blocks says {count}")
-    found, ex_timing = _timed(cfg, lambda: exhaustive_block(board, listed["declarations"],
-                                                            cfg.time_limit))
+    found, ex_timing = _timed(
+        cfg, lambda: exhaustive_block(board, listed["declarations"], cfg.time_limit,
+                                      cfg.exhaustive_budget),
+        again=lambda e: e.status == "optimal")
+    record["exhaustive"] = {**ex_timing, "status": found.status, "valued": found.valued}
+    if found.status != "optimal":
+        record["exhaustive"]["note"] = found.note
+        record["agree"] = None
+        return record
     with_ties = api.best_block(board, time_limit=cfg.time_limit, ties=True)
-    record["exhaustive"] = {**ex_timing, "status": "optimal", "objective": list(found.value),
-                            "blocks": found.blocks, "ties": found.ties,
-                            "ratio": ex_timing["median_time"] / timing["median_time"]}
+    record["exhaustive"].update(objective=list(found.value), blocks=found.blocks,
+                                ties=found.ties,
+                                ratio=ex_timing["median_time"] / timing["median_time"])
     record["best_block"]["ties"] = with_ties.get("ties")
     if not _proved(answer):
         if value < found.value:
@@ -254,17 +302,19 @@ def _attacked(board: Mapping[str, Any], attackers: Sequence[str]) -> Board:
     return made
 
 
-def attack_by_blocks(cfg: Config, board: Mapping[str, Any]) -> tuple[tuple[int, ...],
-                                                                       list[str]]:
+def attack_by_blocks(cfg: Config, board: Mapping[str, Any]
+                     ) -> tuple[tuple[int, ...], list[str]] | None:
     """The best attack found through ``best_block`` on every attack declaration (each
-    creature of ``ap`` home or attacking ``dp``): its value and attackers."""
+    creature of ``ap`` home or attacking ``dp``): its value and attackers; None when
+    best_block did not prove one of them."""
     able = [c["id"] for c in board["creatures"] if c["controller"] == "ap"]
     best: tuple[tuple[int, ...], list[str]] | None = None
     for vector in product((0, 1), repeat=len(able)):
         chosen = [c for c, x in zip(able, vector, strict=True) if x]
-        answer = api.best_block(_attacked(board, chosen), time_limit=cfg.time_limit)
+        answer = _call(lambda chosen=chosen: api.best_block(_attacked(board, chosen),
+                                                            time_limit=cfg.time_limit))
         if not _proved(answer):
-            raise Mismatch(f"best_block did not prove the block of attack {chosen}")
+            return None
         value = value_of(answer["objective"])
         if best is None or value > best[0]:
             best = (value, chosen)
@@ -276,16 +326,20 @@ def run_attacks(cfg: Config, family: str, n: int, k: int) -> dict[str, Any]:
     """best_attack timed on one board, checked on small ones."""
     seed = seed_of("attacks", family, n, k, cfg.seed)
     board = boards.attack_board(n, n, boards.VARIANTS[family], seed)
-    answer, timing = _timed(cfg, lambda: api.best_attack(board, time_limit=cfg.time_limit),
-                            again=_proved)
+    answer, timing = _timed(
+        cfg, partial(_call, lambda: api.best_attack(board, time_limit=cfg.time_limit)),
+        again=_proved)
+    record: dict[str, Any] = {"family": family, "n": n, "board": k, "seed": seed,
+                              "checked": None}
+    if answer["status"] == "refused":
+        return _refused(record, "best_attack", answer, timing)
     value = value_of(answer["objective"])
-    record: dict[str, Any] = {
-        "family": family, "n": n, "board": k, "seed": seed,
-        "best_attack": {**timing, "status": answer["status"], "objective": list(value),
-                        "attacks": answer["attacks"]},
-        "checked": None}
-    if n <= cfg.attack_check_max and _proved(answer):
-        best_value, attackers = attack_by_blocks(cfg, board)
+    record["best_attack"] = {**timing, "status": answer["status"], "objective": list(value),
+                             "attacks": answer["attacks"]}
+    reference = attack_by_blocks(cfg, board) \
+        if n <= cfg.attack_check_max and _proved(answer) else None
+    if reference is not None:
+        best_value, attackers = reference
         mine = [a["attacker"] for a in answer["attacks"]]
         if best_value != value or sorted(attackers) != sorted(mine):
             raise Mismatch(f"attacks {family} {n}x{n} board {k} (seed {seed}): best_attack "
@@ -323,7 +377,7 @@ def run_heuristic(cfg: Config, family: str, n: int, k: int) -> dict[str, Any]:
     seed = seed_of("heuristic", family, n, k, cfg.seed)
     board = boards.board(n, n, boards.VARIANTS[family], seed)
     started = time.perf_counter()
-    optimum = api.best_block(board, time_limit=cfg.time_limit)
+    optimum = _call(lambda: api.best_block(board, time_limit=cfg.time_limit))
     optimum_time = time.perf_counter() - started
     started = time.perf_counter()
     declared = heuristic_blocks(board)
@@ -332,7 +386,8 @@ def run_heuristic(cfg: Config, family: str, n: int, k: int) -> dict[str, Any]:
     record: dict[str, Any] = {
         "family": family, "n": n, "board": k, "seed": seed,
         "optimum": {"status": optimum["status"], "objective": list(value_of(
-            optimum["objective"])), "time": optimum_time},
+            optimum["objective"])) if "objective" in optimum else None,
+                    "time": optimum_time},
         "heuristic": {"blocks": declared, "legal": judged["legal"], "time": heuristic_time,
                       "objective": None, "rules": []}}
     if not judged["legal"]:
@@ -431,6 +486,8 @@ def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:
                 bar.update()
         except Mismatch as exc:
             failure = str(exc)
+        except TrampleError as exc:  # a refusal no part expects: the run stops, kept so far
+            failure = f"{label}: {type(exc).__name__}: {exc}"
     doc["meta"]["wall_time"] = time.perf_counter() - started
     doc["checks"] = {
         "exhaustive_compared": sum(1 for r in doc["blocks"] if r.get("agree")),
@@ -521,6 +578,9 @@ def parse(argv: Sequence[str]) -> tuple[Config, Path | None]:
                         "(default 10)")
     parser.add_argument("--exhaustive-max", type=int, help="the exhaustive method runs on "
                         "boards of at most this many legal declarations (default 5000)")
+    parser.add_argument("--exhaustive-budget", type=float, help="seconds one exhaustive run "
+                        "may take; past them it stops and is reported as stopped (default "
+                        "300)")
     parser.add_argument("--attack-sizes", help="N of best_attack's boards (default 2-6)")
     parser.add_argument("--attack-check-max", type=int, help="best_attack is checked "
                         "against best_block on every attack up to this N (default 4)")
@@ -563,6 +623,7 @@ def parse(argv: Sequence[str]) -> tuple[Config, Path | None]:
         parser.error("--exhaustive-max must be at most 100000 (what enumerate_blocks lists)")
     for flag, name, zero in (("--repeat-budget", "repeat_budget", False),
                              ("--min-time", "min_time", True),
+                             ("--exhaustive-budget", "exhaustive_budget", False),
                              ("--time-limit", "time_limit", False)):
         value = getattr(args, name)
         _positive(parser, flag, value, zero)

@@ -46,14 +46,17 @@ def _groups(rows: Sequence[dict[str, Any]], key: str = "n"
 
 
 def _time_cell(records: Sequence[dict[str, Any]], limit: float) -> str:
-    """The median over boards of each board's median time; '> limit' when the time limit
-    stopped most of them (then the median is the limit, not a time to the proof)."""
-    stopped = sum(r["status"] != "optimal" for r in records)
+    """The median over boards of each board's median time, and how many boards were not
+    proved (the time limit answered ``feasible``, or trample refused the board); '> limit'
+    when most were not (the median is then the limit, not a time to the proof)."""
+    stopped = sum(r["status"] == "feasible" for r in records)
+    refused = sum(r["status"] == "refused" for r in records)
+    notes = ", ".join(f"{k}/{len(records)} {what}" for k, what in
+                      ((stopped, "stopped"), (refused, "refused")) if k)
+    if (stopped + refused) * 2 > len(records):
+        return f"> {limit:g} s ({notes})"
     median = _median(r["median_time"] for r in records)
-    if stopped * 2 > len(records):
-        return f"> {limit:g} s ({stopped}/{len(records)} stopped)"
-    note = f" ({stopped}/{len(records)} stopped)" if stopped else ""
-    return f"{seconds(median)}{note}"
+    return f"{seconds(median)}" + (f" ({notes})" if notes else "")
 
 
 def _verdict(ok: bool | None) -> str:
@@ -72,6 +75,10 @@ def block_table(results: Results) -> list[str]:
                       and r["exhaustive"]["status"] == "optimal"]
         ex = seconds(_median(e["median_time"] for e in exhaustive)) if exhaustive else \
             "skipped"
+        for status in ("refused", "stopped"):
+            k = sum(1 for r in rows if r["exhaustive"] and r["exhaustive"]["status"] == status)
+            if k:
+                ex += f" ({k} {status})" if exhaustive else f"; {k} {status}"
         ratio = f"{_median(e['ratio'] for e in exhaustive):.3g}x" if exhaustive else "-"
         agree = sum(1 for r in rows if r.get("agree"))
         answers = f"equal on {agree}/{len(rows)}" if exhaustive else "-"
@@ -81,6 +88,20 @@ def block_table(results: Results) -> list[str]:
                    f"{_time_cell(bb, limit)} | {seconds(slowest)} | {ex} | {ratio} | "
                    f"{answers} |")
     return out
+
+
+def block_notes(results: Results) -> list[str]:
+    """The boards where the exhaustive method ran but gave no reference, and why."""
+    out = []
+    for r in results["blocks"]:
+        e = r["exhaustive"]
+        if e and e["status"] in ("refused", "stopped"):
+            out.append(f"- {r['family']} {r['n']}x{r['n']} board {r['board']} (seed "
+                       f"{r['seed']}, {r['declarations']:,} legal declarations; best_block "
+                       f"{r['best_block']['status']} in {seconds(r['best_block']['median_time'])}"
+                       f"): exhaustive {e['status']}, {e['note']}")
+    return ["Boards where the exhaustive method gives no reference:", "", *out, ""] \
+        if out else []
 
 
 def attack_table(results: Results) -> list[str]:
@@ -291,10 +312,12 @@ def summary(results: Results) -> str:
         "board's median time (\"stopped\": the time limit answered `feasible`). Exhaustive: "
         "`api.enumerate_blocks` then `api.plan` on the combat each legal declaration makes, "
         f"the least value kept; run where a board has at most {cfg['exhaustive_max']:,} "
-        "legal declarations. Exhaustive / best_block: the median over boards of the ratio of "
+        f"legal declarations, for at most {cfg.get('exhaustive_budget', math.inf):g} s a "
+        "run (\"refused\": plan refused or did not prove a declaration). Exhaustive / "
+        "best_block: the median over boards of the ratio of "
         "their times on the same board. Answers: boards where the value, the declaration "
         "(the first of least value in declaration order) and `ties` are equal (any "
-        "difference stops the run).", "", *block_table(results), "",
+        "difference stops the run).", "", *block_table(results), "", *block_notes(results),
         "## best_attack", "",
         "`api.best_attack` on the same armies before attacks are declared. Checked: the "
         "largest value over every attack declaration, each valued by `api.best_block`, and "

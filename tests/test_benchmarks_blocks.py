@@ -85,12 +85,29 @@ def test_exhaustive_method_finds_the_least_value() -> None:
     -1). Nobody loses either way; the gang is the better block."""
     listed = api.enumerate_blocks(OGRE_BOARD)["declarations"]
     found = blocks.exhaustive_block(OGRE_BOARD, listed, 10.0)
-    assert found.declarations == len(listed) == 2
+    assert found.status == "optimal" and found.valued == len(listed) == 2
     assert found.value[:2] == (0, -1) and found.ties == 1
     assert _pairs(found.blocks) == {("bear", "ogre"), ("cub", "ogre")}
     answer = api.best_block(OGRE_BOARD, ties=True)
     assert blocks.value_of(answer["objective"]) == found.value
     assert answer["ties"] == found.ties
+
+
+def test_an_exhaustive_run_that_cannot_value_every_declaration_is_no_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Out of budget, it stops; a declaration plan refuses (too large to plan exactly) makes
+    it refused; neither gives a value to compare."""
+    listed = api.enumerate_blocks(OGRE_BOARD)["declarations"]
+    stopped = blocks.exhaustive_block(OGRE_BOARD, listed, 10.0, budget=0.0)
+    assert (stopped.status, stopped.valued, stopped.value) == ("stopped", 0, ())
+    from trample.models.document.errors import InputError
+
+    def refuse(combat: dict[str, Any], *_: Any, **__: Any) -> Any:
+        raise InputError("combat", "too large to plan exactly")
+
+    monkeypatch.setattr(api, "plan", refuse)
+    refused = blocks.exhaustive_block(OGRE_BOARD, listed, 10.0)
+    assert refused.status == "refused" and "too large to plan exactly" in refused.note
 
 
 def test_a_best_block_that_differs_from_the_exhaustive_method_stops_the_run(
