@@ -63,6 +63,10 @@ def _verdict(ok: bool | None) -> str:
     return "not run" if ok is None else ("met" if ok else "not met")
 
 
+def _compared(r: dict[str, Any]) -> bool:
+    return bool(r["exhaustive"]) and r["exhaustive"]["status"] == "optimal"
+
+
 def block_table(results: Results) -> list[str]:
     """best_block by family and N, against the exhaustive method where it ran."""
     limit = results["meta"]["config"]["time_limit"]
@@ -71,23 +75,55 @@ def block_table(results: Results) -> list[str]:
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for family, n, rows in _groups(results["blocks"]):
         bb = [r["best_block"] for r in rows]
-        exhaustive = [r["exhaustive"] for r in rows if r["exhaustive"]
-                      and r["exhaustive"]["status"] == "optimal"]
-        ex = seconds(_median(e["median_time"] for e in exhaustive)) if exhaustive else \
-            "skipped"
-        for status in ("refused", "stopped"):
+        compared = [r for r in rows if _compared(r)]
+        exhaustive = [r["exhaustive"] for r in compared]
+        ex = seconds(_median(e["median_time"] for e in exhaustive)) if exhaustive else "-"
+        others = []
+        for status in ("skipped", "refused", "stopped"):
             k = sum(1 for r in rows if r["exhaustive"] and r["exhaustive"]["status"] == status)
             if k:
-                ex += f" ({k} {status})" if exhaustive else f"; {k} {status}"
+                others.append(f"{k} {status}")
+        if others:
+            ex += f" ({', '.join(others)})"
         ratio = f"{_median(e['ratio'] for e in exhaustive):.3g}x" if exhaustive else "-"
-        agree = sum(1 for r in rows if r.get("agree"))
-        answers = f"equal on {agree}/{len(rows)}" if exhaustive else "-"
-        slowest = max(b["median_time"] for b in bb)
         out.append(f"| {family} | {n} | {len(rows)} | "
                    f"{_median(float(r['declarations']) for r in rows):,.0f} | "
-                   f"{_time_cell(bb, limit)} | {seconds(slowest)} | {ex} | {ratio} | "
-                   f"{answers} |")
+                   f"{_time_cell(bb, limit)} | {seconds(max(b['median_time'] for b in bb))} | "
+                   f"{ex} | {ratio} | {_answers(compared)} |")
     return out
+
+
+def _answers(compared: Sequence[dict[str, Any]]) -> str:
+    """How best_block's answers compare with the exhaustive method's: proved and equal
+    (value, declaration, ties), or not proved and of the same value or worse."""
+    if not compared:
+        return "-"
+    proved = sum(1 for r in compared if r.get("agree"))
+    unproved = [r for r in compared if r["best_block"]["status"] != "optimal"]
+    same = sum(1 for r in unproved
+               if r["best_block"].get("objective") == r["exhaustive"]["objective"])
+    parts = [f"{proved}/{len(compared)} proved and equal"] if proved else []
+    if unproved:
+        parts.append(f"{len(unproved)} not proved: {same} of the least value, "
+                     f"{len(unproved) - same} worse")
+    return "; ".join(parts)
+
+
+def slower_than_exhaustive(results: Results) -> list[str]:
+    """In words: the boards where best_block took longer than valuing every declaration."""
+    compared = [r for r in results["blocks"] if _compared(r)]
+    slower = [r for r in compared if r["exhaustive"]["ratio"] < 1]
+    if not slower:
+        return [f"best_block was faster than the exhaustive method on every one of the "
+                f"{len(compared)} boards compared.", ""]
+    most = max(r["declarations"] for r in slower)
+    unproved = sum(1 for r in slower if r["best_block"]["status"] != "optimal")
+    with_requirements = sum(1 for r in slower if "requirements" in r["family"])
+    return [f"best_block took longer than the exhaustive method on {len(slower)} of the "
+            f"{len(compared)} boards compared, boards of at most {most:,} legal declarations "
+            f"({with_requirements} of them with requirements; {unproved} not proved within "
+            "the time limit): where few declarations are legal, valuing each with plan is "
+            "the quicker way.", ""]
 
 
 def block_notes(results: Results) -> list[str]:
@@ -97,7 +133,7 @@ def block_notes(results: Results) -> list[str]:
         e = r["exhaustive"]
         if e and e["status"] in ("refused", "stopped"):
             out.append(f"- {r['family']} {r['n']}x{r['n']} board {r['board']} (seed "
-                       f"{r['seed']}, {r['declarations']:,} legal declarations; best_block "
+                       f"{r['seed']}, legal declarations: {r['declarations']:,}; best_block "
                        f"{r['best_block']['status']} in {seconds(r['best_block']['median_time'])}"
                        f"): exhaustive {e['status']}, {e['note']}")
     return ["Boards where the exhaustive method gives no reference:", "", *out, ""] \
@@ -315,9 +351,12 @@ def summary(results: Results) -> str:
         f"legal declarations, for at most {cfg.get('exhaustive_budget', math.inf):g} s a "
         "run (\"refused\": plan refused or did not prove a declaration). Exhaustive / "
         "best_block: the median over boards of the ratio of "
-        "their times on the same board. Answers: boards where the value, the declaration "
-        "(the first of least value in declaration order) and `ties` are equal (any "
-        "difference stops the run).", "", *block_table(results), "", *block_notes(results),
+        "their times on the same board. Answers, on the boards compared: best_block proved "
+        "its answer and the value, the declaration (the first of least value in declaration "
+        "order) and `ties` are equal (any "
+        "difference stops the run; a best_block stopped by its time limit must not be below the "
+        "least value).", "", *block_table(results), "", *slower_than_exhaustive(results),
+        *block_notes(results),
         "## best_attack", "",
         "`api.best_attack` on the same armies before attacks are declared. Checked: the "
         "largest value over every attack declaration, each valued by `api.best_block`, and "
@@ -359,11 +398,13 @@ def summary(results: Results) -> str:
 
 def plot(results: Results, path: Path) -> None:
     """Median time against N, log scale: best_block and the exhaustive method, best_attack,
-    count_blocks and block_options; one line per family."""
+    count_blocks and block_options, one line per family; and best_block's and the
+    exhaustive method's time on each board against its number of legal declarations."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     limit = results["meta"]["config"]["time_limit"]
     panels: list[tuple[str, list[tuple[str, str, str]]]] = [
@@ -372,12 +413,12 @@ def plot(results: Results, path: Path) -> None:
         ("best_attack", [("attacks", "best_attack", "-")]),
         ("count_blocks (solid) and block_options (dashed)",
          [("counts", "count_blocks", "-"), ("counts", "block_options", "--")])]
-    fig, axes = plt.subplots(1, len(panels), figsize=(16, 4.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(21, 5), squeeze=False)
     palette = plt.get_cmap("tab10")
     families = list(dict.fromkeys(r["family"] for part in ("blocks", "attacks", "counts")
                                   for r in results[part]))
     colors = {f: palette(i % 10) for i, f in enumerate(families)}
-    for ax, (title, lines) in zip(axes.flat, panels, strict=True):
+    for ax, (title, lines) in zip(axes.flat, panels, strict=False):
         drawn = False
         for part, method, style in lines:
             for family, points, stopped in _series(results[part], method):
@@ -390,17 +431,43 @@ def plot(results: Results, path: Path) -> None:
                                zorder=3)
                 drawn = True
         ax.set_yscale("log")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("N (N attackers x N blockers)")
         ax.set_ylabel("median time (s)")
         ax.grid(True, which="both", alpha=0.3)
         if drawn:
             ax.legend(fontsize=6)
+    _by_declarations(axes.flat[len(panels)], results, colors)
     fig.suptitle(f"SPEC §11 on random armies, log scale; x: stopped by the time limit "
                  f"({limit:g} s) or refused", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _by_declarations(ax: Any, results: Results, colors: dict[str, Any]) -> None:
+    """Each board of the blocks part: time against its legal declarations, log-log."""
+    for family in colors:
+        rows = [r for r in results["blocks"] if r["family"] == family]
+        for method, marker in (("best_block", "o"), ("exhaustive", "^")):
+            points = [(r["declarations"], r[method]["median_time"]) for r in rows
+                      if r.get(method) and r[method]["status"] in ("optimal", "feasible")]
+            if points:
+                ax.scatter(*zip(*points, strict=True), marker=marker, s=18,
+                           color=colors[family], alpha=0.7, label=f"{family} {method}")
+        stopped = [(r["declarations"], r["best_block"]["median_time"]) for r in rows
+                   if r["best_block"]["status"] != "optimal"]
+        if stopped:
+            ax.scatter(*zip(*stopped, strict=True), marker="x", s=60, color="black",
+                       zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title("each board: best_block (o), exhaustive (^)", fontsize=10)
+    ax.set_xlabel("legal declarations of the board")
+    ax.set_ylabel("median time (s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6)
 
 
 def _series(rows: Sequence[dict[str, Any]], method: str
@@ -416,8 +483,9 @@ def _series(rows: Sequence[dict[str, Any]], method: str
             m = r if "method" in r else r.get(method)
             if "method" in r and r["method"] != method:
                 continue
-            if not m or m.get("status") == "skipped" or "median_time" not in m:
-                continue
+            if not m or "median_time" not in m or m.get("status") == "skipped" \
+                    or (method == "exhaustive" and m["status"] != "optimal"):
+                continue  # an exhaustive run that gave no answer has no time to show
             by_n.setdefault(r["n"], []).append(m)
         for n in sorted(by_n):
             point = (n, _median(m["median_time"] for m in by_n[n]))
@@ -426,3 +494,26 @@ def _series(rows: Sequence[dict[str, Any]], method: str
                 stopped.append(point)
         out.append((family, points, stopped))
     return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m benchmarks.blocks_report DIR``: write summary.md and growth.png again
+    from DIR/results.json (after a change to the report, without running again)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.blocks_report",
+                                     description=main.__doc__)
+    parser.add_argument("folder", type=Path, help="a folder with results.json")
+    args = parser.parse_args(argv)
+    source = args.folder / "results.json"
+    try:
+        results = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        parser.error(f"{source}: {exc}")
+    (args.folder / "summary.md").write_text(summary(results), encoding="utf-8")
+    plot(results, args.folder / "growth.png")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -253,9 +253,17 @@ def test_quick_run_is_well_formed_and_agrees(tmp_path: Path) -> None:
                     "## The heuristic, measured", "## count_blocks and block_options",
                     "## Peak memory", "## Correctness"):
         assert heading in summary
-    assert "| plain | 3 | 1 |" in summary and "equal on 1/1" in summary
+    assert "| plain | 3 | 1 |" in summary and "1/1 proved and equal |" in summary
     assert "| menace+requirements | all |" in summary
     assert (tmp_path / "growth.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The report is written again from results.json alone, the same.
+    (tmp_path / "summary.md").unlink()
+    (tmp_path / "growth.png").unlink()
+    again = subprocess.run([sys.executable, "-m", "benchmarks.blocks_report", str(tmp_path)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert (tmp_path / "summary.md").read_text(encoding="utf-8") == summary
+    assert (tmp_path / "growth.png").exists()
 
 
 @pytest.mark.parametrize(("argument", "message"), [
