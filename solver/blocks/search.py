@@ -159,7 +159,7 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
                        best.valued)
 
 
-FEW = 256
+FEW = 4_000
 """A board of at most this many legal declarations is searched by valuing each one: the
 requirements that leave so few legal declarations (509.1c) would leave the search over
 gangs mostly illegal leaves."""
@@ -254,12 +254,16 @@ class _Gangs:
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
 
-    def _threat(self, unit: Sequence[str]) -> tuple[int, int]:
+    def _threat(self, unit: Sequence[str]) -> tuple[int, int, int]:
         combat = self.board.combat
         blockable = any(self.able[a] for a in unit)
+        # An attacker a requirement names (lure, must be blocked) goes before the others:
+        # the requirements are judged as soon as its gang is given (:meth:`_obeyable`).
+        named = any(r.creature in unit or r.attacker in unit
+                    for r in self.rules.requirements if r.kind != "must_block")
         weight = sum(max(combat.creature(a).power, 0) + abs(combat.creature(a).value)
                      for a in unit)
-        return (1 if blockable else 0, -weight)
+        return (1 if blockable else 0, 0 if named else 1, -weight)
 
     # -- floors --------------------------------------------------------------------------
 
