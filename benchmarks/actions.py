@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.generators import Document, tiny
 from benchmarks.runner import FAMILIES
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 
 PROJECT_PAIRS = 500

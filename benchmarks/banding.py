@@ -12,14 +12,15 @@ import argparse
 
 from benchmarks.generators import banded
 from benchmarks.timing import cpu_ms
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
+from trample.solver.rules.choosers import moved_choices
 
 
 def row(size: int, side: str, repeat: int) -> str:
     """One line of timings for one combat and side."""
     doc = banded(size, seed=size)
-    moved = len(api.space_of(doc, side).combat.moved)  # type: ignore[arg-type]
+    moved = len(moved_choices(api.space_of(doc, side).combat))  # type: ignore[arg-type]
     answer = api.solve(doc, side=side)  # type: ignore[arg-type]
     assert api.validate(doc, answer["assignment"], side=side)["legal"]  # type: ignore[arg-type]
     solve = cpu_ms(lambda: api.solve(doc, side=side), repeat)  # type: ignore[arg-type]

@@ -26,7 +26,8 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
-from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.count.census import Census
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.objectives import DAMAGE_KINDS, threshold_targets
 from trample.solver.optimize.solve import best_of

@@ -28,8 +28,7 @@ from benchmarks import baselines
 from benchmarks.runner import FAMILIES, TERMS, _seed
 from trample.models.document.combat import Combat
 from trample.solver.interface import api
-from trample.solver.optimize import cpsat, milp
-from trample.solver.optimize import solve as optimize
+from trample.solver.optimize import cpsat, milp, solve
 from trample.solver.rules.legal_space import legal_space
 
 
@@ -64,8 +63,8 @@ def _traced(lines: list[str]) -> Iterator[None]:
     wrap(milp, "solve_group", "HiGHS")
     wrap(cpsat, "solve_group", "CP-SAT")
     most_name = "_most_damage"
-    most = getattr(optimize, most_name)
-    saved.append((optimize, most_name, most))
+    most = getattr(solve, most_name)
+    saved.append((solve, most_name, most))
 
     def bound(space: Any, part: Any, target: str, *args: Any) -> int:
         cpu = time.process_time()
@@ -75,10 +74,10 @@ def _traced(lines: list[str]) -> Iterator[None]:
                      f"-> {found} ({1000 * (time.process_time() - cpu):.1f} ms)")
         return found
 
-    setattr(optimize, most_name, bound)
+    setattr(solve, most_name, bound)
     small_name = "_most_damage_of_small"
-    small = getattr(optimize, small_name)
-    saved.append((optimize, small_name, small))
+    small = getattr(solve, small_name)
+    saved.append((solve, small_name, small))
 
     def bounds(space: Any, parts: Any, target: str, *args: Any) -> int:
         cpu = time.process_time()
@@ -87,7 +86,7 @@ def _traced(lines: list[str]) -> Iterator[None]:
                      f"-> {found} ({1000 * (time.process_time() - cpu):.1f} ms)")
         return found
 
-    setattr(optimize, small_name, bounds)
+    setattr(solve, small_name, bounds)
     try:
         yield
     finally:
@@ -115,7 +114,7 @@ def _measure(name: str, doc: dict[str, Any], repeat: int, profile: bool) -> None
     if profile:
         lines: list[str] = []
         with _traced(lines):
-            cpu, _ = _timed(lambda: api.solve(doc, settings=optimize.SearchSettings(threads=1)))
+            cpu, _ = _timed(lambda: api.solve(doc, settings=solve.SearchSettings(threads=1)))
         print("\n".join(lines))
         print(f"  (one thread: {1000 * cpu:.1f} ms CPU in all)", flush=True)
 

@@ -37,7 +37,7 @@ from trample.solver.interface import api
 from trample.solver.optimize.objectives import ASSIGNED_TERMS, OUTCOME_TERMS, evaluate
 from trample.solver.rules.assignment import parse_assignment
 from trample.solver.rules.legal_space import legal_space
-from trample.solver.rules.validate import check_legal
+from trample.solver.rules.validate import check_answer
 
 SIZES = (10, 40, 160, 320, 1000)
 QUICK_SIZES = (6, 12)
@@ -77,7 +77,7 @@ def check(doc: dict[str, Any], answer: dict[str, Any], terms: Sequence[str]) -> 
     """The answer is legal and its objective is what its assignment is worth."""
     space = legal_space(Combat.from_json(doc), "attackers")
     amounts = dict(parse_assignment(space.combat, answer["assignment"]))
-    check_legal(space, amounts, "benchmark")
+    check_answer(space, amounts, "benchmark")
     worth = evaluate(space, amounts, terms)
     if list(worth.values()) != list(answer["objective"].values()):
         raise AssertionError(f"objective {answer['objective']} is not what its "
@@ -112,7 +112,7 @@ def measure(sizes: Sequence[int], seeds: int, time_limit: float) -> list[dict[st
     return rows
 
 
-def plan_combat(attackers: int, blockers: int, seed: int) -> dict[str, Any]:
+def plan_document(attackers: int, blockers: int, seed: int) -> dict[str, Any]:
     """``attackers`` double-striking tramplers (power 3-5) on ``dp``, each blocked by
     ``blockers`` creatures (power 0-2, toughness 1-3), one blocker in three with lifelink:
     a combat to plan across both steps."""
@@ -136,15 +136,15 @@ QUICK_PLAN_SHAPES = ((1, 1), (1, 2))
 
 
 def measure_plan(shapes: Sequence[tuple[int, int]], seeds: int) -> list[dict[str, Any]]:
-    """The time, size and leaves of ``plan`` on :func:`plan_combat` combats."""
-    from trample.solver.actions.plan import plan, plan_size
+    """The time, size and leaves of ``plan`` on :func:`plan_document` combats."""
+    from trample.solver.actions.plan import plan_combat, plan_size
 
     rows = []
     for attackers, blockers in shapes:
         for seed in range(seeds):
-            combat = Combat.from_json(plan_combat(attackers, blockers, seed))
+            combat = Combat.from_json(plan_document(attackers, blockers, seed))
             started = time.perf_counter()
-            found = plan(combat)
+            found = plan_combat(combat)
             elapsed = time.perf_counter() - started
             rows.append({"attackers": attackers, "blockers_each": blockers, "seed": seed,
                          "size": plan_size(combat), "leaves": found.leaves,

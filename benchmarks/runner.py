@@ -39,7 +39,7 @@ from benchmarks.generators import Document
 from benchmarks.throughput import solve_in_process, solve_through_serve, tiny_pool
 from trample.models.document.combat import Combat
 from trample.solver import native
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.optimize.objectives import ASSIGNED_TERMS
 from trample.solver.optimize.solve import SMALL_GROUP

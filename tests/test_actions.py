@@ -21,7 +21,8 @@ import brute_actions  # noqa: E402
 
 from benchmarks import generators  # noqa: E402
 from trample.models.document.errors import InputError  # noqa: E402
-from trample.solver.count.counting import CountOutOfReach, all_compositions  # noqa: E402
+from trample.solver.count.compositions import all_compositions  # noqa: E402
+from trample.solver.count.work import CountOutOfReach  # noqa: E402
 from trample.solver.interface import api  # noqa: E402
 
 from conftest import SPEC_EXAMPLE, shared_blockers_combat  # noqa: E402
@@ -203,7 +204,7 @@ def test_project_breaks_ties_by_objective_then_order() -> None:
 def test_compositions_rank_in_enumeration_order(monkeypatch: pytest.MonkeyPatch) -> None:
     from trample.solver.actions import splits as actions
     from trample.solver.actions.splits import rank_composition, unrank_composition
-    from trample.solver.count.counting import compositions_count
+    from trample.solver.count.compositions import compositions_count
 
     rng = random.Random(4)
     for _ in range(100):  # stepping and binary search agree

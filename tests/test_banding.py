@@ -13,6 +13,7 @@ from test_brute_banding import _small, banded_combats
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.solver.interface import api
+from trample.solver.rules.choosers import Side
 from trample.solver.rules.legal_space import legal_space, mode_space, modes_of
 
 import brute
@@ -129,13 +130,17 @@ def test_modes_of_takes_the_set_the_split_belongs_to() -> None:
     assert mode_space(space, {"thorn": "unblocked"}) is unblocked  # built once
 
 
-def test_as_though_unblocked_with_its_split_moved_is_refused() -> None:
+@pytest.mark.parametrize("side", ["attackers", "blockers"])
+def test_as_though_unblocked_with_its_split_moved_is_refused(side: Side) -> None:
     d = doc(c("thorn", "ap", 7, 7, as_though_unblocked=True, attacking="dp"),
             c("h", "dp", 1, 1, keywords=["banding"], blocking=["thorn"]))
+    combat = Combat.from_json(d)  # the document reads: the rules refuse it
     with pytest.raises(InputError) as info:
-        Combat.from_json(d)
+        legal_space(combat, side)
     assert info.value.path == "creatures[0].as_though_unblocked"
     assert "702.22j" in info.value.reason
+    with pytest.raises(InputError, match="two choices"):
+        api.solve(d, side=side)
 
 
 @pytest.mark.parametrize(("field", "value", "reason"), [

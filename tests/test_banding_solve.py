@@ -20,8 +20,8 @@ from trample.models.document.errors import InputError
 from trample.solver.interface import api
 from trample.solver.optimize.cpsat import solve_group
 from trample.solver.optimize.objectives import DEFAULTS, OWN_TERMS, evaluate, parse_objective
-from trample.solver.optimize.solve import mode_vectors
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import mode_vectors, optimize
+from trample.solver.rules.choosers import moved_by, moved_choices
 from trample.solver.rules.legal_space import legal_space, mode_space
 
 import brute
@@ -166,7 +166,7 @@ def test_own_terms_are_constant_where_each_side_assigns_its_own(doc: Doc, side: 
     """Without a creature whose split the other side chooses, survivals and life_kept do
     not depend on the split, so the new default chooses what the terms before it chose."""
     combat = Combat.from_json(doc)
-    if combat.moves_a_choice or not small(doc, side):
+    if moved_choices(combat) or not small(doc, side):
         return
     terms = list(DEFAULTS[side])  # type: ignore[index]
     others = [t for t in terms if t not in OWN_TERMS]
@@ -336,4 +336,4 @@ def test_next_step_carries_the_fields_of_who_assigns() -> None:
     assert by_id["b"]["assigned_by"] == "opponent"
     assert "bands with other legendary" in by_id["b"]["keywords"]
     regular = Combat.from_json(after)
-    assert regular.moved_by("b") == "702.22k"
+    assert moved_by(regular, "b") == "702.22k"

@@ -20,11 +20,12 @@ from hypothesis import strategies as st
 from trample.models.document.errors import InputError
 from trample.solver.actions import union
 from trample.solver.actions.splits import Actions, parse_values
-from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.count.census import Census
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.rules.legal_space import legal_space, mode_space, modes_of
 from trample.solver.rules.validate import violations
-from trample.solver.rules.validate_many import validate_many
+from trample.solver.rules.validate_many import legal_rows
 
 import brute
 from strategies import combats
@@ -193,7 +194,7 @@ def test_validate_many_is_validate_per_row(name: str) -> None:
     top = max(c["power"] for c in doc["creatures"])
     rows = [v for v in product(range(top + 1), repeat=len(pairs))][:4000]
     rows += [tuple(-1 if j == 0 else 0 for j in range(len(pairs)))]
-    mask = validate_many(space, np.array(rows, dtype=np.int64))
+    mask = legal_rows(space, np.array(rows, dtype=np.int64))
     for row, ok in zip(rows, mask, strict=True):
         amounts = {p: a for p, a in zip(pairs, row, strict=True) if a}
         expected = min(row) >= 0 and not violations(space, amounts)
@@ -201,7 +202,7 @@ def test_validate_many_is_validate_per_row(name: str) -> None:
         if min(row) >= 0:
             assert expected == (row in set(order))
     with pytest.raises(ValueError, match="shape"):
-        validate_many(space, np.zeros((1, len(pairs) + 1), dtype=np.int64))
+        legal_rows(space, np.zeros((1, len(pairs) + 1), dtype=np.int64))
 
 
 def _values(rng: random.Random, pairs: list) -> dict:

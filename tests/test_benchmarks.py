@@ -27,6 +27,7 @@ from trample.models.document.combat import Combat  # noqa: E402
 from trample.solver.interface import api  # noqa: E402
 from trample.solver.optimize.greedy import greedy  # noqa: E402
 from trample.solver.rules.assignment import to_entries  # noqa: E402
+from trample.solver.rules.choosers import moved_choices  # noqa: E402
 from trample.solver.rules.legal_space import legal_space  # noqa: E402
 
 # -- generators ---------------------------------------------------------------------------
@@ -59,7 +60,7 @@ def test_banded_combats_move_splits_both_ways(capsys: pytest.CaptureFixture[str]
     splits each side chooses for the other (702.22j-k); its benchmark answers both sides."""
     doc = generators.banded(30, 1)
     combat = Combat.from_json(doc)
-    reasons = set(combat.moved.values())
+    reasons = set(moved_choices(combat).values())
     assert {"702.22j", "702.22k"} <= reasons
     for blocker in combat.blockers:
         band = {a for a in blocker.blocking}

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from trample.models.document.errors import TrampleError
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.rules.validate import NAMED_RECIPIENTS
 

@@ -17,8 +17,8 @@ import pytest
 
 from benchmarks import generators
 from trample.models.document.errors import InputError
-from trample.solver.count.counting import CountOutOfReach
-from trample.solver.interface import api
+from trample.solver.count.work import CountOutOfReach
+from trample.solver.interface import api, spaces
 from trample.solver.rules.legal_space import held_bytes
 
 from conftest import SPEC_EXAMPLE
@@ -97,7 +97,7 @@ def test_a_kept_space_holds_no_more_than_it_is_counted_for(doc: dict[str, Any]) 
     _every_request(doc)
     with_space = _held_now()
     counted = api.kept_bytes()
-    assert len(api._spaces) == 1
+    assert len(spaces._spaces) == 1
     api.forget_spaces()
     freed = with_space - _held_now()
     assert before <= with_space
@@ -114,16 +114,16 @@ def test_256_heavy_documents_asked_twice_stay_within_the_budget(
     doc_pairs = [len(api.pairs(doc)["pairs"]) for doc in docs]
     api.validate_many(docs[0], np.zeros((1, doc_pairs[0]), dtype=np.int64))  # loads once
     budget = 2 << 20
-    monkeypatch.setattr(api, "SPACE_CACHE_BYTES", budget)
+    monkeypatch.setattr(spaces, "SPACE_CACHE_BYTES", budget)
     api.forget_spaces()
     before = _held_now()
     for doc, pairs in zip(docs, doc_pairs, strict=True):
         for _ in range(2):
             api.validate_many(doc, np.zeros((1, pairs), dtype=np.int64))
         assert api.kept_bytes() <= budget
-    kept = len(api._spaces)
+    kept = len(spaces._spaces)
     assert 0 < kept < 256
-    assert sum(held_bytes(space) for space, _, _ in api._spaces.values()) <= budget
+    assert sum(held_bytes(space) for space, _, _ in spaces._spaces.values()) <= budget
     # What stays held is the kept spaces (under the budget) and the hashes of documents
     # seen once (a few hundred bytes each).
-    assert _held_now() - before <= budget + api.SEEN_KEYS * 200
+    assert _held_now() - before <= budget + spaces.SEEN_KEYS * 200

@@ -82,17 +82,17 @@ def test_the_last_part_of_a_bound_is_asked_whether_it_reaches(monkeypatch, life:
     give their most damage and the last is asked only whether it reaches what they leave;
     the answer is the brute force's optimum whatever the life."""
     from trample.solver.interface import api
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
 
     asked: list[int] = []
-    original = optimize._can_reach
+    original = solve._can_reach
 
     def spy(space, part, target, need, deadline, settings):  # type: ignore[no-untyped-def]
         found = original(space, part, target, need, deadline, settings)
         asked.append(need)
         return found
 
-    monkeypatch.setattr(optimize, "_can_reach", spy)
+    monkeypatch.setattr(solve, "_can_reach", spy)
     doc = _walled(life)
     terms = ["lethal", "kills", "player_damage"]
     settings = SearchSettings(milp_probe_pairs=1, threads=1)
@@ -275,23 +275,23 @@ def test_a_contested_player_out_of_reach_is_settled_without_a_search(monkeypatch
     unblocked trampler): where the senders' ceilings show the life out of reach, no
     part's most damage is searched; every answer is the brute force's optimum."""
     from trample.solver.interface import api
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
 
     searched: list[bool] = []
-    original = optimize._most_damage
+    original = solve._most_damage
 
     def spy(*args: object, **kwargs: object) -> int:
         searched.append(not args[-1])
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    packed = optimize._most_damage_of_small
+    packed = solve._most_damage_of_small
 
     def spy_packed(*args: object, **kwargs: object) -> int:
         searched.append(True)
         return packed(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(optimize, "_most_damage", spy)
-    monkeypatch.setattr(optimize, "_most_damage_of_small", spy_packed)
+    monkeypatch.setattr(solve, "_most_damage", spy)
+    monkeypatch.setattr(solve, "_most_damage_of_small", spy_packed)
     for life, searches in ((5, False), (4, True), (3, None)):
         searched.clear()
         doc = _walled(life)
@@ -334,7 +334,7 @@ def test_a_witness_of_reach_never_overstates(doc: dict, side: str) -> None:
 def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Whether a group has few enough assignments to look at each does not depend on the
     terms: the second look (for a contested target's most damage) builds nothing."""
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
 
     creatures: list[dict] = [{"id": f"A{a}", "controller": "P1", "power": 3,
                               "toughness": 3, "keywords": ["trample"], "attacking": "P2"}
@@ -345,21 +345,21 @@ def test_a_group_too_big_to_inspect_is_judged_once(monkeypatch) -> None:  # type
            "creatures": creatures}
     space = legal_space(Combat.from_json(doc), "attackers")
     built: list[object] = []
-    original = optimize.PartSpace
+    original = solve.PartSpace
 
     def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
         built.append(args[1])
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(optimize, "PartSpace", counted)
+    monkeypatch.setattr(solve, "PartSpace", counted)
     [part] = space.parts
-    assert optimize._by_inspection(space, [part], ["kills"], frozenset()) is None
+    assert solve._by_inspection(space, [part], ["kills"], frozenset()) is None
     assert built == [part]
-    assert optimize._by_inspection(space, [part], ["player_damage"], frozenset()) is None
+    assert solve._by_inspection(space, [part], ["player_damage"], frozenset()) is None
     assert built == [part]
     # Another space of the same combat judges afresh.
     again = legal_space(Combat.from_json(doc), "attackers")
-    assert optimize._by_inspection(again, list(again.parts), ["kills"], frozenset()) is None
+    assert solve._by_inspection(again, list(again.parts), ["kills"], frozenset()) is None
     assert len(built) == 2
 
 
@@ -369,14 +369,14 @@ def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
     and each part is searched alone. (At 3 only a split that sends 1 past the shared
     blockers does, which the greedy one does not find: searched alone, then bounded.)"""
     from trample.solver.interface import api
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
 
     terms = ["lethal", "kills", "player_damage"]
     for life, early in ((2, True), (3, False), (4, False), (5, False)):
         doc = _walled(life)
         space = legal_space(Combat.from_json(doc), "attackers")
-        disputed = optimize.contested(space, terms)
-        found, _ = optimize._early_groups(space, terms, disputed)
+        disputed = solve.contested(space, terms)
+        found, _ = solve._early_groups(space, terms, disputed)
         if early:
             [group] = found
             assert set(group) == {i for members in disputed.values() for i in members}
@@ -392,7 +392,7 @@ def test_a_group_a_greedy_split_shows_reaching_is_searched_at_once() -> None:
     ("token_swarm", 30, 0)])
 def test_only_token_swarms_groups_are_packed_into_one_search(family: str, attackers: int,
                                                              seed: int) -> None:
-    """The searches the coupled groups are packed into (``optimize._units``): every group
+    """The searches the coupled groups are packed into (``solve._units``): every group
     in exactly one; a token swarm's groups (mostly interchangeable creatures) all in one;
     a large group of shared blockers alone, though it holds enough interchangeable
     creatures to skip CP-SAT's short try (30% shared at 100 x 300, seed 4, has two, and
@@ -562,7 +562,7 @@ def test_a_group_of_one_searched_part_is_searched_at_once_unless_out_of_reach(mo
     from dataclasses import replace
 
     from trample.solver.interface import api
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
 
     efforts = _cp_sat_efforts(monkeypatch)
     rows = _sources_asked(monkeypatch, milp, "build_rows")
@@ -573,13 +573,13 @@ def test_a_group_of_one_searched_part_is_searched_at_once_unless_out_of_reach(mo
     for life, expected in ((3, [True]), (4, [False]), (5, [False]), (7, [])):
         doc = _walled(life, power=6)
         space = legal_space(Combat.from_json(doc), "attackers")
-        disputed = optimize.contested(space, terms)
-        early, witnessed = optimize._early_groups(space, terms, disputed, taken)
+        disputed = solve.contested(space, terms)
+        early, witnessed = solve._early_groups(space, terms, disputed, taken)
         assert witnessed == expected, life
         if early:
             [group] = early
             assert set(group) == {i for members in disputed.values() for i in members}
-        alone = optimize._early_groups(space, terms, disputed,
+        alone = solve._early_groups(space, terms, disputed,
                                        replace(taken, early_rest=0.0))
         assert alone[1] == [w for w in expected if w], life
         efforts.clear()

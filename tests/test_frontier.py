@@ -1,7 +1,8 @@
-"""The frontier dynamic program that counts and samples coupled parts (counting.py's
-``FrontierPart``): against the brute force on small combats with many shared blockers,
-against the declared-order program on larger ones, and its reach on the 30 x 90
-benchmark combats, measured in work charged, never in time."""
+"""The frontier dynamic program that counts and samples coupled parts
+(:class:`trample.solver.count.frontier.FrontierPart`): against the brute force on small
+combats with many shared blockers, against the declared-order program on larger ones,
+and its reach on the 30 x 90 benchmark combats, measured in work charged, never in
+time."""
 
 from __future__ import annotations
 
@@ -24,14 +25,11 @@ import brute_actions  # noqa: E402
 from benchmarks import generators  # noqa: E402
 from benchmarks.runner import FAMILIES, _seed  # noqa: E402
 from trample.models.document.combat import Combat  # noqa: E402
-from trample.solver.count import counting  # noqa: E402
-from trample.solver.count.counting import (  # noqa: E402
-    WORK_LIMIT,
-    Census,
-    CountOutOfReach,
-    FrontierPart,
-    PartSpace,
-)
+from trample.solver.count import frontier, frontier_order, walk  # noqa: E402
+from trample.solver.count.census import Census  # noqa: E402
+from trample.solver.count.declared import PartSpace  # noqa: E402
+from trample.solver.count.frontier import FrontierPart  # noqa: E402
+from trample.solver.count.work import WORK_LIMIT, CountOutOfReach  # noqa: E402
 from trample.solver.interface import api  # noqa: E402
 from trample.solver.rules.legal_space import LegalSpace, legal_space  # noqa: E402
 
@@ -162,9 +160,9 @@ def test_the_count_does_not_depend_on_the_order(seed: int,
     assert Census(space).count() == declared
     # The same program with the sources in declared order, and in reverse.
     for arrange in (lambda n: list(range(n)), lambda n: list(range(n))[::-1]):
-        monkeypatch.setattr(counting, "greedy_order", lambda items, f=arrange: f(len(items)))
-        monkeypatch.setattr(counting, "ORDER_EVALUATIONS", 0)
-        monkeypatch.setattr(counting, "ORDER_BEAM_WORK", 0)
+        monkeypatch.setattr(frontier_order, "greedy_order", lambda items, f=arrange: f(len(items)))
+        monkeypatch.setattr(frontier_order, "ORDER_EVALUATIONS", 0)
+        monkeypatch.setattr(frontier_order, "ORDER_BEAM_WORK", 0)
         assert Census(space, 10 * WORK_LIMIT).count() == declared
 
 
@@ -221,7 +219,7 @@ def test_enumerate_rank_unrank_and_options_answer_where_count_does() -> None:
     doc = _benchmark("shared30")
     total = api.count(doc)["count"]
     handle = api.prepare(doc)
-    assert any(isinstance(p, counting.FrontierWalk) for p in handle.census.parts)
+    assert any(isinstance(p, walk.FrontierWalk) for p in handle.census.parts)
     first = [a["assignment"] for a in api.enumerate_assignments(doc, limit=3)]
     assert [handle.unrank(i)["assignment"] for i in range(3)] == first
     for i in (0, 1, total // 3, total - 1):
@@ -324,7 +322,7 @@ def test_a_required_blocker_later_sources_cannot_finish_is_dropped_at_once() -> 
     first = next(n for n, step in enumerate(program.steps) if step.item == wall)
     assert program.steps[first].later_power == 2 and not program.steps[first].later_sharp
     after = {program.entries[e] for state in program.reach[first + 1] for e in state}
-    required = {e for e in after if e is not counting.DONE and len(e) == 2 and e[1]}
+    required = {e for e in after if e is not frontier.DONE and len(e) == 2 and e[1]}
     # Only the required progress that y and z can still finish (3 or 4 of 5) is kept.
     assert required and all(progress >= 3 for progress, _ in required)
 
@@ -370,8 +368,8 @@ def test_the_beam_order_is_a_permutation_no_worse_than_the_greedy_one() -> None:
     requires_of = [frozenset(items[:1]) for items in items_of]
     caps = [rng.randint(1, 5) for _ in range(12)]
     powers = [rng.randint(1, 9) for _ in range(10)]
-    found = counting.beam_order(items_of, requires_of, caps, powers)
+    found = frontier_order.beam_order(items_of, requires_of, caps, powers)
     assert sorted(found) == list(range(10))
-    greedy = counting.greedy_order(items_of)
-    assert (counting.frontier_cost(found, items_of, requires_of, caps, powers)
-            <= counting.frontier_cost(greedy, items_of, requires_of, caps, powers) + 1e-9)
+    greedy = frontier_order.greedy_order(items_of)
+    assert (frontier_order.frontier_cost(found, items_of, requires_of, caps, powers)
+            <= frontier_order.frontier_cost(greedy, items_of, requires_of, caps, powers) + 1e-9)

@@ -1,8 +1,8 @@
-"""The declared order walked with the frontier program's counts (counting.py's
-``FrontierWalk``): the same order as the declared-order table, checked against that table
-and the brute force on small combats where the declared order keeps many blockers open
-and the frontier few; its options against the brute force; its work bounded by a
-counter, never a clock."""
+"""The declared order walked with the frontier program's counts
+(:class:`trample.solver.count.walk.FrontierWalk`): the same order as the declared-order
+table, checked against that table and the brute force on small combats where the
+declared order keeps many blockers open and the frontier few; its options against the
+brute force; its work bounded by a counter, never a clock."""
 
 from __future__ import annotations
 
@@ -25,15 +25,11 @@ import brute_actions  # noqa: E402
 from benchmarks import generators  # noqa: E402
 from trample.models.document.combat import Combat  # noqa: E402
 from trample.solver.actions.splits import Actions  # noqa: E402
-from trample.solver.count import counting  # noqa: E402
-from trample.solver.count.counting import (  # noqa: E402
-    WORK_LIMIT,
-    Census,
-    CountOutOfReach,
-    FrontierPart,
-    FrontierWalk,
-    PartSpace,
-)
+from trample.solver.count.census import Census  # noqa: E402
+from trample.solver.count.declared import PartSpace  # noqa: E402
+from trample.solver.count.frontier import FrontierPart  # noqa: E402
+from trample.solver.count.walk import FrontierWalk  # noqa: E402
+from trample.solver.count.work import WORK_LIMIT, CountOutOfReach  # noqa: E402
 from trample.solver.interface import api  # noqa: E402
 from trample.solver.rules.legal_space import LegalSpace, legal_space  # noqa: E402
 
@@ -87,7 +83,7 @@ def _space(doc: dict) -> LegalSpace:
 def _walked() -> Iterator[None]:
     """Every part the frontier program counts is walked, never tabled."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(counting, "DECLARED_SHARE", 10**12)
+        patch.setattr("trample.solver.count.census.DECLARED_SHARE", 10**12)
         yield
 
 
@@ -218,7 +214,7 @@ def test_a_walk_past_its_work_refuses_with_the_width() -> None:
     space = _space(generators.shared_blockers(30, 90, 0.3, 1))
     census = Census(space)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(counting, "WALK_WORK", 0.01)
+        patch.setattr("trample.solver.count.walk.WALK_WORK", 0.01)
         walks = [p for p in census.parts if isinstance(p, FrontierWalk)]
         assert walks
         with pytest.raises(CountOutOfReach, match=r"walking their declared order.* "

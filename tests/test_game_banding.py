@@ -25,7 +25,13 @@ from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.models.game.banding import bands_with_other, check_band, quality_of
 from trample.models.game.cards import get_card, load_card
-from trample.models.game.combat_steps import combat_document, combat_of, declare_combat
+from trample.models.game.combat_steps import (
+    combat_document,
+    combat_of,
+    deal_combat_damage,
+    declare_combat,
+    run_combat_damage,
+)
 from trample.models.game.state import (
     CombatDeclaration,
     GameState,
@@ -38,6 +44,7 @@ from trample.models.game.state import (
 from trample.models.game.state_json import apply, state_from_json, state_to_json
 from trample.solver.interface import protocol, serve
 from trample.solver.interface.game_loop import apply as apply_judged
+from trample.solver.interface.game_loop import judge, solver_assign
 
 BANDING_REMINDER = (
     "Banding (Any creatures with banding, and up to one without, can attack in a band. "
@@ -651,5 +658,10 @@ def test_thorn_elemental_blocked_by_banding_is_refused_not_guessed() -> None:
     doc = combat_document(state)
     assert creature(doc, thorn)["as_though_unblocked"] is True
     assert creature(doc, hero)["keywords"] == ["banding"]
-    reason = refused(lambda: combat_of(state), "combat")
-    assert "as_though_unblocked" in reason, reason
+    fight = combat_of(state)  # the game builds the combat; the rules refuse it
+    assert fight.creature(thorn).as_though_unblocked
+    for run in (lambda: run_combat_damage(state, solver_assign(), judge),
+                lambda: deal_combat_damage(state, [{"source": thorn, "target": "dp",
+                                                    "amount": 7}], judge)):
+        reason = refused(run, "combat", "702.22j")
+        assert "as_though_unblocked" in reason, reason

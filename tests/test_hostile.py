@@ -609,7 +609,7 @@ def test_serve_refuses_deep_nesting_and_bad_bytes_and_goes_on() -> None:
 # -- the fuzzers, briefly ------------------------------------------------------------------
 
 FUZZ_SECONDS = 3
-FUZZ_TARGETS = ("parser", "validator", "serve", "solve", "game")
+FUZZ_TARGETS = ("parser", "validator", "serve", "solve", "game", "blocks")
 
 
 Runs = dict[str, subprocess.CompletedProcess[str]]

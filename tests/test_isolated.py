@@ -45,13 +45,13 @@ def _amounts(answer: dict[str, Any]) -> dict[tuple[str, str], int]:
 def _portfolio_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The number of variables of each model searched in a child."""
     runs: list[int] = []
-    real = cpsat.isolated_solve
+    real = isolated.solve
 
     def spy(model: Any, parameters: Any, cancel: Any = None) -> Any:
         runs.append(len(model.proto.variables))
         return real(model, parameters, cancel)
 
-    monkeypatch.setattr(cpsat, "isolated_solve", spy)
+    monkeypatch.setattr(isolated, "solve", spy)
     return runs
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
-from trample.solver.actions.plan import PLAN_TERMS, plan, plan_size
+from trample.solver.actions.plan import PLAN_TERMS, plan_combat, plan_size
 from trample.solver.interface import api
 
 import brute
@@ -129,7 +129,7 @@ def test_a_combat_too_large_is_refused_with_its_size() -> None:
     combat = Combat.from_json(doc)
     size = plan_size(combat)
     with pytest.raises(InputError, match=f"{size:,} legal splits in product"):
-        plan(combat, max_size=size - 1)
+        plan_combat(combat, max_size=size - 1)
 
 
 def test_a_time_limit_answers_feasible_with_a_guaranteed_value() -> None:
@@ -139,7 +139,7 @@ def test_a_time_limit_answers_feasible_with_a_guaranteed_value() -> None:
                          {"id": "w", "controller": "dp", "power": 1, "toughness": 2,
                           "keywords": ["lifelink"], "blocking": ["v"]}]}
     combat = Combat.from_json(doc)
-    found = plan(combat, deadline=0.0)  # long past: only the first split is examined
+    found = plan_combat(combat, deadline=0.0)  # long past: only the first split is examined
     assert found.status == "feasible"
     assert tuple(found.objective.values()) == brute_plan.line_value(
         doc, dict(found.first_strike))
@@ -168,10 +168,10 @@ def test_a_budget_stops_a_regular_step_plan_with_a_proved_value() -> None:
     ``feasible`` with a split whose value the brute force confirms."""
     doc = lifelink_wall(4)
     combat = Combat.from_json(doc)
-    full = plan(combat)
+    full = plan_combat(combat)
     assert full.status == "optimal"
     budget = full.leaves // 2
-    found = plan(combat, max_leaves=budget)
+    found = plan_combat(combat, max_leaves=budget)
     assert found.status == "feasible"
     assert found.leaves <= budget
     split = dict(found.attackers_regular)
@@ -187,8 +187,8 @@ def test_a_cancel_already_set_answers_the_first_proved_split() -> None:
     doc = lifelink_wall(4)
     cancel = Cancel()
     cancel.set()
-    found = plan(Combat.from_json(doc), cancel=cancel)
-    full = plan(Combat.from_json(doc))
+    found = plan_combat(Combat.from_json(doc), cancel=cancel)
+    full = plan_combat(Combat.from_json(doc))
     assert found.status == "feasible"
     assert found.leaves < full.leaves
     split = dict(found.attackers_regular)
@@ -207,7 +207,7 @@ def test_a_stop_before_any_value_is_proved_refuses_rather_than_guesses() -> None
     with pytest.raises(InputError, match=r"within the request's limits: the search was "
                        r"stopped before the value of any split was proved \(5 lines "
                        r"scored; the four choices have 1,320 legal splits"):
-        plan(Combat.from_json(doc), max_leaves=5)
+        plan_combat(Combat.from_json(doc), max_leaves=5)
     # A deadline long past: at most PROVING_LEAVES lines, on a combat whose first split
     # needs more (played against each of the defenders' 61 x 41 replies).
     big = lifelink_wall(2)
@@ -215,7 +215,7 @@ def test_a_stop_before_any_value_is_proved_refuses_rather_than_guesses() -> None
         blocker["power"] = power
     with pytest.raises(InputError, match=f"the time limit ran out before the value of any "
                        f"split was proved \\({planning.PROVING_LEAVES:,} lines scored"):
-        plan(Combat.from_json(big), deadline=0.0)
+        plan_combat(Combat.from_json(big), deadline=0.0)
 
 
 @settings(max_examples=60, deadline=None,
@@ -226,7 +226,7 @@ def test_a_stopped_plan_answers_a_value_its_split_guarantees(doc: dict, budget: 
     confirms, never above the optimum; ``optimal`` only when the search was complete."""
     combat = Combat.from_json(doc)
     try:
-        found = plan(combat, max_leaves=budget)
+        found = plan_combat(combat, max_leaves=budget)
     except InputError as exc:
         assert "before the value of any split was proved" in str(exc)
         return

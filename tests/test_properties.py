@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from trample.models.document.combat import Combat
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
 from trample.solver.interface import api
 from trample.solver.rules.legal_space import legal_space
 
@@ -172,7 +172,7 @@ def test_sampling_is_reproducible(seed: int) -> None:
 def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole: bool) -> None:
     """The CP-SAT model itself, without the shortcuts that answer small groups: on the
     groups ``solve`` forms, or as one model of every source at once."""
-    from trample.solver.optimize import solve as optimize
+    from trample.solver.optimize import solve
     from trample.solver.optimize.cpsat import solve_group
 
     space = legal_space(Combat.from_json(doc), side)  # type: ignore[arg-type]
@@ -184,7 +184,7 @@ def test_cpsat_model_reaches_the_brute_force_optimum(doc: dict, side: str, whole
         assert result.status == "optimal"
         amounts = result.amounts
     else:
-        for group in optimize.groups(space, terms):
+        for group in solve.groups(space, terms):
             result = solve_group(space, [s for p in group for s in p.sources], terms)
             assert result.status == "optimal"
             amounts.update(result.amounts)

@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from trample.models.document.combat import Combat
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
 from trample.solver.optimize.greedy import greedy
 from trample.solver.rules.legal_space import LegalSpace, legal_space
 from trample.solver.rules.validate import violations
-from trample.solver.rules.validate_many import pair_order, validate_many
+from trample.solver.rules.validate_many import legal_rows, pair_columns
 
 import brute
 
@@ -101,16 +101,16 @@ def _amounts(pairs: list[tuple[str, str]], row: list[int]) -> dict[tuple[str, st
 
 def _verdicts(space: LegalSpace) -> tuple[list[list[int]], list[bool], list[bool]]:
     """The rows, the validator's verdict on each and the NumPy mask's."""
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     rows = list(_rows(space))
     legal = [not violations(space, _amounts(pairs, row)) for row in rows]
-    mask = validate_many(space, np.asarray(rows, dtype=np.int64)).tolist()
+    mask = legal_rows(space, np.asarray(rows, dtype=np.int64)).tolist()
     return rows, legal, mask
 
 
 def _readers_agree(space: LegalSpace) -> list[bool]:
     """Check that validate, the mask, count, enumerate and greedy agree; the verdicts."""
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     rows, legal, mask = _verdicts(space)
     assert mask == legal
     legal_set = {frozenset(_amounts(pairs, r).items())
@@ -127,7 +127,7 @@ def test_readers_agree_with_the_oracle(name: str) -> None:
     doc = EDGES[name]
     space = legal_space(Combat.from_json(doc), "attackers")
     legal = _readers_agree(space)
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     rows = list(_rows(space))
     oracle = [brute.is_legal(doc, "attackers", _amounts(pairs, r)) for r in rows]
     assert legal == oracle
@@ -139,7 +139,7 @@ def test_gate_open_is_the_gate(name: str) -> None:
     """A legal row has every positive gated pair open; opening a closed gate's pair is
     what the validator reports under the recipient's rule."""
     space = legal_space(Combat.from_json(EDGES[name]), "attackers")
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     rows, legal, _ = _verdicts(space)
     for row, ok in zip(rows, legal, strict=True):
         amounts = _amounts(pairs, row)
@@ -165,7 +165,7 @@ def _mutated(doc: dict[str, Any], **facts: Any) -> LegalSpace:
 
 
 def _oracle(doc: dict[str, Any], space: LegalSpace) -> list[bool]:
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     return [brute.is_legal(doc, "attackers", _amounts(pairs, r)) for r in _rows(space)]
 
 

@@ -16,7 +16,8 @@ import pytest
 from trample.models.document.combat import Combat
 from trample.models.document.rule_index import SUMMARY, WHERE, Rule, markdown_table
 from trample.solver.interface import api
-from trample.solver.rules.legal_space import SIDES, derived, legal_space
+from trample.solver.rules.choosers import SIDES
+from trample.solver.rules.legal_space import derived, legal_space
 from trample.solver.rules.validate import violations
 
 from conftest import SPEC_EXAMPLE
@@ -26,8 +27,9 @@ SOLVER = ROOT / "solver"
 # A rule number as the code cites it: "702.19c", "510.1", "510.1b-d" (a range of subrules).
 CITATION = re.compile(r"(?<![\w.])([1-9]\d{2})\.(\d+)([a-z])?(?:-([a-z]))?(?![\w.])")
 # The legal space and the modules that read it: every rule they cite must be indexed.
-RULE_MODULES = ("rules/legal_space.py", "rules/validate.py", "rules/pieces.py",
-                "rules/validate_many.py", "optimize/greedy.py", "count/counting.py")
+RULE_MODULES = ("rules/legal_space.py", "rules/validate.py", "rules/pieces.py", "rules/choosers.py",
+                "rules/validate_many.py", "optimize/greedy.py", "count/declared.py",
+                "count/frontier.py", "count/walk.py", "count/census.py")
 
 
 def resolve(qualified: str) -> object:

@@ -159,7 +159,7 @@ def test_terms_and_sides_are_the_solvers() -> None:
     from trample.solver.actions.plan import ACCEPTED_TERMS
 
     assert tuple(definition("plan-result", "$defs", "term")["enum"]) == ACCEPTED_TERMS
-    from trample.solver.rules.legal_space import SIDES
+    from trample.solver.rules.choosers import SIDES
 
     assert definition("combat", "$defs", "side")["enum"] == [*SIDES, None]
     assert definition("solve-result", "properties", "side")["enum"] == list(SIDES)
@@ -510,11 +510,11 @@ def _spellings(value: float) -> set[str]:
 def test_the_specs_limits_are_the_codes() -> None:
     """Every constant the spec's limits table names has the value the table gives it."""
     from trample.solver.actions import plan, union
-    from trample.solver.count import counting
+    from trample.solver.count import work
     from trample.solver.optimize import cpsat, fastpath, lone_groups, milp
     from trample.solver.rules import legal_space as rules
 
-    modules = [combat_module, cli, protocol, methods, api, counting, cpsat, fastpath,
+    modules = [combat_module, cli, protocol, methods, api, work, cpsat, fastpath,
                lone_groups, milp, plan, rules, union]
     text = DOCS["docs/spec.md"].read_text("utf-8")
     section = text.split("## 9. Limits", 1)[1].split("\n## ", 1)[0]

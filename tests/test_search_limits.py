@@ -148,7 +148,7 @@ def test_serve_counts_the_time_limit_from_the_line_read(
     real = api.solve
 
     def spy(*args: Any, **kwargs: Any) -> Any:
-        starts.append(api._request_started.get())
+        starts.append(api.request_started.get())
         return real(*args, **kwargs)
 
     monkeypatch.setattr(api, "solve", spy)
@@ -159,7 +159,7 @@ def test_serve_counts_the_time_limit_from_the_line_read(
     engine.serve(io.StringIO(line + "\n"), out)
     assert json.loads(out.getvalue())["result"]["status"] == "optimal"
     assert len(starts) == 1 and starts[0] is not None and starts[0] >= before
-    assert api._request_started.get() is None  # not left behind for later calls
+    assert api.request_started.get() is None  # not left behind for later calls
 
 
 def tokens(power: int, count: int) -> Doc:

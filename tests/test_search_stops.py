@@ -25,7 +25,7 @@ import brute_actions  # noqa: E402
 from benchmarks import generators  # noqa: E402
 from trample.solver.actions.splits import Actions, parse_values  # noqa: E402
 from trample.solver.actions.union import UnionActions  # noqa: E402
-from trample.solver.count.counting import CountOutOfReach  # noqa: E402
+from trample.solver.count.work import CountOutOfReach  # noqa: E402
 from trample.solver.interface import api  # noqa: E402
 from trample.solver.optimize.cancel import Cancel  # noqa: E402
 

@@ -12,8 +12,7 @@ import pytest
 
 from trample.models.document.errors import InternalError
 from trample.solver.interface import api, cli, serve
-from trample.solver.optimize import fastpath
-from trample.solver.optimize import solve as optimize
+from trample.solver.optimize import fastpath, solve
 from trample.solver.rules import validate
 from trample.solver.rules.validate import Violation
 
@@ -26,10 +25,10 @@ def broken_validator(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     def always_wrong(space: object, amounts: object) -> list[Violation]:
         return [Violation("510.1a", "vessel", None, "planted failure")]
 
-    monkeypatch.setattr(validate, "violations", always_wrong)  # what check_legal asks
-    monkeypatch.setattr(optimize, "violations", always_wrong)
-    # A single source's answer is judged by its own check first (then by the validator).
-    monkeypatch.setattr(fastpath, "lone_legal", lambda *args: False)
+    monkeypatch.setattr(validate, "violations", always_wrong)  # what check_answer asks
+    monkeypatch.setattr(solve, "violations", always_wrong)
+    # A single source's answer is judged by is_legal first (then worded by the validator).
+    monkeypatch.setattr(fastpath, "is_legal", lambda *args: False)
     api.forget_spaces()  # a space kept from before keeps the answer it checked then
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path))
     return tmp_path

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from trample.models.document.errors import InternalError
-from trample.solver.interface import api, cli, methods, protocol, transport
+from trample.solver.interface import api, bug_reports, cli, methods, protocol, transport
 from trample.solver.interface import serve as engine
 
 from conftest import SPEC_EXAMPLE
@@ -444,7 +444,7 @@ def test_a_full_folder_takes_no_more_reports(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     folder = tmp_path / "bugs"
     folder.mkdir(mode=0o700)
-    monkeypatch.setattr(api, "MAX_BUG_REPORTS", 3)
+    monkeypatch.setattr(bug_reports, "MAX_BUG_REPORTS", 3)
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(folder))
     for i in range(3):
         api.save_bug_report("count", {"request": i}, boom())
@@ -504,7 +504,7 @@ def test_an_internal_error_with_no_safe_folder_still_says_what_failed(
     monkeypatch.setenv(api.BUG_DIR_VARIABLE, str(tmp_path / "file"))
 
     def failing() -> None:
-        with api._reporting("solve", SPEC_EXAMPLE):
+        with bug_reports.reporting("solve", SPEC_EXAMPLE):
             raise boom()
 
     with pytest.raises(InternalError, match=r"planted failure; no bug report saved: .* not a "

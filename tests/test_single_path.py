@@ -1,6 +1,6 @@
 """The single-source path (trample.solver.optimize.fastpath.solve_single): the answer of a space of
 one source on a plain combat, its objective read once, legality judged by a check for
-that one source. Proved against the general path (``optimize.solve``) and against the
+that one source. Proved against the general path (``solve.optimize``) and against the
 brute-force oracle (tests/brute.py), and its legality check against the validator and
 the oracle on every split; what it skips is checked by its mechanism (calls made)."""
 
@@ -19,11 +19,10 @@ from benchmarks.generators import tiny
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InternalError
 from trample.solver.interface import api
-from trample.solver.optimize import fastpath
-from trample.solver.optimize import solve as optimize
+from trample.solver.optimize import fastpath, solve
 from trample.solver.optimize.objectives import BOTH_SIDES, TERMS, parse_objective
 from trample.solver.rules.legal_space import LegalSpace, legal_space
-from trample.solver.rules.validate import violations
+from trample.solver.rules.validate import is_legal, violations
 
 import brute
 from strategies import combats, lone_sources
@@ -114,7 +113,7 @@ def assert_as_general_and_brute(doc: dict[str, Any], side: str,
     if found is None:
         return False
     amounts, objective = found
-    general = optimize.solve(legal_space(Combat.from_json(doc), side),  # type: ignore[arg-type]
+    general = solve.optimize(legal_space(Combat.from_json(doc), side),  # type: ignore[arg-type]
                              terms)
     assert general.status == "optimal" and general.bound is None
     assert amounts == general.amounts
@@ -181,8 +180,8 @@ def every_split(space: LegalSpace) -> list[dict[tuple[str, str], int]]:
 
 def test_the_single_legality_check_judges_as_the_validator_and_the_oracle() -> None:
     """On every split of each single-source space of the sweep (and a few illegal by
-    their total or their target), the one-source check says legal exactly when the
-    validator finds nothing and the oracle accepts it."""
+    their total or their target), the legality check of the single path says legal
+    exactly when the validator lists nothing and the oracle accepts it."""
     judged = illegal = 0
     for doc in SWEEP[:200]:
         for side in ("attackers", "blockers"):
@@ -193,7 +192,7 @@ def test_the_single_legality_check_judges_as_the_validator_and_the_oracle() -> N
             if len(splits) > 300:  # the many-blocker ones: the sweep has plenty smaller
                 continue
             for amounts in splits:
-                legal = fastpath.lone_legal(space, space.sources[0], amounts)
+                legal = is_legal(space, amounts)
                 assert legal == (not violations(space, amounts))
                 assert legal == brute.is_legal(doc, side, amounts)
                 judged += 1
@@ -230,13 +229,13 @@ TINY = [tiny(1 + i % 3, i) for i in range(60)]
 @pytest.mark.sources
 def test_a_tiny_solve_skips_the_general_search_and_the_validator(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A tiny combat is answered by the single path: neither ``optimize.solve`` nor the
+    """A tiny combat is answered by the single path: neither ``solve.optimize`` nor the
     general validator runs, and a space asked again finds its answer kept (no candidate
     built again)."""
     calls: list[str] = []
     real_candidates = fastpath._lone_candidates
     monkeypatch.setattr(api, "optimize", lambda *a, **k: calls.append("optimize"))
-    monkeypatch.setattr(optimize, "violations", lambda *a: calls.append("violations"))
+    monkeypatch.setattr(solve, "violations", lambda *a: calls.append("violations"))
     monkeypatch.setattr(fastpath, "_lone_candidates",
                         lambda *a: calls.append("candidates") or real_candidates(*a))
     for doc in TINY:
@@ -310,7 +309,7 @@ def read_both(doc: Any) -> tuple[Combat | None, Combat | str]:
 def assert_same_combat(plain: Combat, general: Combat | str) -> None:
     assert isinstance(general, Combat), general
     assert plain == general
-    for name in ("_index", "_blockers", "_moved"):
+    for name in ("_index", "_blockers", "memo"):
         mine, theirs = getattr(plain, name), getattr(general, name)
         assert list(mine.items()) == list(theirs.items())
     assert [type(c) for c in plain.creatures] == [type(c) for c in general.creatures]

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from benchmarks.generators import tiny
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
-from trample.solver.interface import api, protocol, serve
+from trample.solver.interface import api, protocol, serve, spaces
 from trample.solver.optimize import objectives
 from trample.solver.optimize.objectives import TERMS, dealt_values, evaluate, scoring
 from trample.solver.rules.legal_space import legal_space
@@ -199,7 +199,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
 def test_a_document_asked_again_is_not_parsed_again(parses: list[object]) -> None:
     doc = TINY[1]
     first = api.solve(doc)
-    assert len(parses) == 1 and not api._spaces  # once: not kept
+    assert len(parses) == 1 and not spaces._spaces  # once: not kept
     assert api.solve(copy.deepcopy(doc)) == first and len(parses) == 2  # twice: kept
     assert api.solve(copy.deepcopy(doc)) == first and len(parses) == 2
     api.count(doc)
@@ -236,14 +236,14 @@ def test_a_value_written_like_an_accepted_one_is_still_refused(
         doc["creatures"][0]["power"] = doc["creatures"][0]["toughness"] = 3
         api.solve(doc)
         api.solve(doc)
-        assert len(api._spaces) == 1
+        assert len(spaces._spaces) == 1
         wrong = copy.deepcopy(doc)
         wrong["creatures"][0][field] = bad
         for _ in range(3):  # a refusal is never kept
             with pytest.raises(InputError) as caught:
                 api.solve(wrong)
             assert str(caught.value) == message
-        assert len(parses) == 5 and len(api._spaces) == 1
+        assert len(parses) == 5 and len(spaces._spaces) == 1
     finally:
         api.documents_are_json.reset(token)
 
@@ -277,7 +277,7 @@ def test_a_value_orjson_writes_like_an_accepted_one_is_still_refused(
             else value.value
     first = api.solve(doc)
     api.solve(doc)
-    assert len(api._spaces) == 1 and len(parses) == 2
+    assert len(spaces._spaces) == 1 and len(parses) == 2
     odd = copy.deepcopy(doc)
     if field is None:
         odd[where][index] = value
@@ -317,9 +317,9 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(
     # each for (its estimate and its key), read from its own accounting.
     api.count(tiny(1, 9_998))
     api.count(tiny(1, 9_998))
-    weights = [weight for _, _, weight in api._spaces.values()]
+    weights = [weight for _, _, weight in spaces._spaces.values()]
     room = 40
-    monkeypatch.setattr(api, "SPACE_CACHE_BYTES", weights[0] + (room - 1) * weights[1])
+    monkeypatch.setattr(spaces, "SPACE_CACHE_BYTES", weights[0] + (room - 1) * weights[1])
     api.forget_spaces()
     api.count(kept)
     api.count(kept)
@@ -328,8 +328,8 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(
         api.count(doc)
         api.count(doc)  # asked twice: kept
         api.count(kept)  # asked again and again: never the least recently asked
-        assert api.kept_bytes() <= api.SPACE_CACHE_BYTES
-    assert len(api._spaces) == room
+        assert api.kept_bytes() <= spaces.SPACE_CACHE_BYTES
+    assert len(spaces._spaces) == room
     assert len(parses) == 2 * room + 42 + 4
     api.count(kept)
     api.count(tiny(1, 10_000 + room + 19))
@@ -341,7 +341,7 @@ def test_the_cache_is_bounded_and_skips_large_or_odd_documents(
     assert api.count(kept) and len(parses) == 10 * room + 43 + 4
     big = tiny(3, 5)
     big["creatures"] += [{"id": f"x{i}", "controller": "dp", "power": 1, "toughness": 1}
-                         for i in range(api.SPACE_CACHE_CREATURES)]
+                         for i in range(spaces.SPACE_CACHE_CREATURES)]
     numpy = pytest.importorskip("numpy")
     odd = copy.deepcopy(TINY[4])
     odd["creatures"][0]["power"] = numpy.int64(odd["creatures"][0]["power"])

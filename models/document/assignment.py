@@ -24,6 +24,7 @@ from trample.models.document.combat import (
 from trample.models.document.errors import InputError
 
 Pair = tuple[str, str]
+"""(source, target): a pair of a legal space, and the key of an assignment's amount."""
 _T = TypeVar("_T")
 
 _ENTRY_FIELDS = ("source", "target", "amount")

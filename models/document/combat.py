@@ -8,9 +8,7 @@ so that nothing downstream ever sees an inconsistent combat.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Literal, cast
 
 from trample.models.document.errors import InputError
@@ -86,7 +84,6 @@ Assigns = Literal["power", "toughness", "none"]
 ASSIGNS: tuple[Assigns, ...] = ("power", "toughness", "none")
 AssignedBy = Literal["controller", "opponent"]
 ASSIGNED_BY: tuple[AssignedBy, ...] = ("controller", "opponent")
-Chooser = Literal["attackers", "blockers"]
 STEPS: tuple[Step, ...] = ("first_strike", "regular")
 
 RECOGNIZED_KEYWORDS = ASSIGNMENT_KEYWORDS
@@ -331,9 +328,11 @@ class Combat:
     _blockers: dict[str, tuple[str, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
-    _moved: dict[str, str] = field(
+    memo: dict[str, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False
     )
+    """What the solver derives from this combat once (who chooses each creature's split,
+    say): kept with it, never part of the document."""
 
     def __post_init__(self) -> None:
         objects: tuple[Player | Creature | Planeswalker | Battle, ...] = (
@@ -345,62 +344,6 @@ class Combat:
                 blockers.setdefault(attacker, []).append(creature.id)
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_blockers", {k: tuple(v) for k, v in blockers.items()})
-        for c in self.creatures:
-            # Cheap first: most documents have neither banding nor assigned_by.
-            if (c.effects is not NO_EFFECTS and c.effects.assigned_by != "controller") or (
-                    c.keywords and _may_band(c.keywords)):
-                object.__setattr__(self, "_moved", self._find_moved())
-                break
-
-    def _find_moved(self) -> dict[str, str]:
-        """The creatures in combat whose damage the other side assigns, and why: "702.22j"
-        (an attacker blocked by a band's worth of blockers), "702.22k" (a blocker of a
-        band), or "effect" (``assigned_by: opponent``)."""
-        moved: dict[str, str] = {}
-        for c in self.creatures:
-            if c.is_attacking:
-                if _banded(self.creature(b) for b in self.blockers_of(c.id)):
-                    moved[c.id] = "702.22j"
-                elif c.assigned_by == "opponent":
-                    moved[c.id] = "effect"
-            elif c.is_blocking:
-                if _banded(self.creature(a) for a in c.blocking):
-                    moved[c.id] = "702.22k"
-                elif c.assigned_by == "opponent":
-                    moved[c.id] = "effect"
-        return moved
-
-    def chooser(self, creature: Creature) -> Chooser | None:
-        """The side that chooses how ``creature``'s combat damage is assigned: its
-        controller's (``attackers`` for an attacking creature, ``blockers`` for a blocking
-        one), or the other side's when banding (702.22j-k) or an effect moves the choice;
-        ``None`` for a creature neither attacking nor blocking."""
-        if creature.is_attacking:
-            own: Chooser = "attackers"
-        elif creature.is_blocking:
-            own = "blockers"
-        else:
-            return None
-        if creature.id in self._moved:
-            return "blockers" if own == "attackers" else "attackers"
-        return own
-
-    @property
-    def moved(self) -> dict[str, str]:
-        """Every creature whose damage the other side assigns, and why (see
-        :meth:`moved_by`); empty in most combats."""
-        return self._moved
-
-    def moved_by(self, creature_id: str) -> str | None:
-        """Why the other side chooses ``creature_id``'s damage split: "702.22j", "702.22k",
-        "effect" (``assigned_by: opponent``), or ``None`` when its own side does."""
-        return self._moved.get(creature_id)
-
-    @property
-    def moves_a_choice(self) -> bool:
-        """Whether the other side chooses some creature's damage split (702.22j-k, or
-        ``assigned_by: opponent``)."""
-        return bool(self._moved)
 
     # -- look-ups ---------------------------------------------------------------------
 
@@ -519,27 +462,6 @@ class Combat:
                                        "threshold": e.threshold, "already": e.already}
                                       for e in self.loss_thresholds]
         return doc
-
-
-@lru_cache(maxsize=1024)
-def _may_band(keywords: frozenset[str]) -> bool:
-    """Whether a set of keywords has banding or a ``bands with other Q`` (the same few
-    sets recur on thousands of creatures)."""
-    return any(k.startswith("band") for k in keywords)
-
-
-def _banded(creatures: Iterable[Creature]) -> bool:
-    """Whether these creatures (one's blockers, or the attackers it blocks) include one
-    with banding, or a Q creature with ``bands with other Q`` and another Q creature
-    (702.22j-k)."""
-    group = list(creatures)
-    for x in group:
-        if x.has_banding:
-            return True
-        for quality in x.bands_with & x.qualities:
-            if any(y is not x and quality in y.qualities for y in group):
-                return True
-    return False
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
@@ -720,7 +642,7 @@ def _parse_plain(document: object) -> Combat | None:
     blocks = 0
     creatures: list[Creature] = []
     defender: dict[str, str] = {}  # attacker -> the player it attacks (508.1b)
-    first_strike = banding = False
+    first_strike = False
     for raw in raw_creatures:
         if type(raw) is not dict or not _PLAIN_CREATURE_FIELDS.issuperset(raw):
             return None
@@ -766,7 +688,6 @@ def _parse_plain(document: object) -> Combat | None:
                     return None
                 found.add(keyword)
             keywords = frozenset(found)
-            banding = banding or _may_band(keywords)
         if attacking is not None:
             # An attacker of the active player attacks an opponent or a planeswalker an
             # opponent controls (508.1b); it blocks nothing (checked below: no attacker
@@ -808,8 +729,6 @@ def _parse_plain(document: object) -> Combat | None:
         step = "first_strike" if raw_step == "first_strike" else "regular"
     else:
         return None
-    if banding:  # who chooses which split is worked out by the constructor (702.22j-k)
-        return Combat(active, tuple(players), tuple(creatures), tuple(walkers), (), step)
     index: dict[str, Player | Creature | Planeswalker | Battle] = {p.id: p for p in players}
     for c in creatures:
         index[c.id] = c
@@ -823,8 +742,8 @@ def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creatu
                planeswalkers: tuple[Planeswalker, ...], step: Step,
                index: dict[str, Player | Creature | Planeswalker | Battle],
                blockers: dict[str, tuple[str, ...]]) -> Combat:
-    """The :class:`Combat` of players, creatures and planeswalkers alone, nobody's split
-    moved to the other side, with the look-ups its constructor would derive (``index``,
+    """The :class:`Combat` of players, creatures and planeswalkers alone, with the
+    look-ups its constructor would derive (``index``,
     ``blockers``) given: :func:`_parse_plain` has them at hand, and deriving them again
     was a fifth of a tiny document's reading. The tests compare it, look-ups included,
     with the constructor's."""
@@ -842,7 +761,7 @@ def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creatu
     object.__setattr__(combat, "loss_thresholds", ())
     object.__setattr__(combat, "_index", index)
     object.__setattr__(combat, "_blockers", blockers)
-    object.__setattr__(combat, "_moved", {})
+    object.__setattr__(combat, "memo", {})
     return combat
 
 
@@ -1024,18 +943,8 @@ def _parse_general(document: object) -> Combat:
         most_power = max(most_power, max(c.toughness for c in creatures))
     prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
                                                          most_power)
-    combat = Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
-                    tuple(battles), step, prevention, multipliers, thresholds)
-    for obj, c, _ in parsed if combat.moved else ():
-        if c.as_though_unblocked and combat.moved_by(c.id) is not None:
-            why = ("it is blocked by a creature with banding, so the defending player "
-                   "assigns its combat damage (702.22j)" if combat.moved_by(c.id) == "702.22j"
-                   else "its assigned_by is 'opponent'")
-            raise InputError(obj.sub("as_though_unblocked"), f"{why}; its controller's "
-                             "choice to assign as though it weren't blocked and the "
-                             "defending player's division of its damage are two choices "
-                             "trample does not model together, so this is refused")
-    return combat
+    return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
+                  tuple(battles), step, prevention, multipliers, thresholds)
 
 
 def _parse_assignment_effects(obj: _Obj) -> tuple[frozenset[str], Assigns, bool, AssignedBy]:

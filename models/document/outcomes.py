@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import ANY, Combat, Creature
 from trample.models.document.keywords import DEATHTOUCH, INDESTRUCTIBLE
 
@@ -89,7 +90,7 @@ class Effects:
     """The damage effects of a combat, with each pair's factor computed once."""
 
     combat: Combat
-    _factors: dict[tuple[str, str], int] = field(default_factory=dict, compare=False,
+    _factors: dict[Pair, int] = field(default_factory=dict, compare=False,
                                                   repr=False)
 
     def factor(self, source: str, target: str) -> int:
@@ -145,7 +146,7 @@ class Outcome:
     deathtouched: set[str] = field(default_factory=set)
     loyalty_loss: dict[str, int] = field(default_factory=dict)
     defense_loss: dict[str, int] = field(default_factory=dict)
-    by_source: dict[tuple[str, str], int] = field(default_factory=dict)
+    by_source: dict[Pair, int] = field(default_factory=dict)
     """Dealt damage per (source, player), for loss thresholds."""
 
 
@@ -153,7 +154,7 @@ def _add(table: dict[str, int], key: str, amount: int) -> None:
     table[key] = table.get(key, 0) + amount
 
 
-def deal(combat: Combat, amounts: Mapping[tuple[str, str], int],
+def deal(combat: Combat, amounts: Mapping[Pair, int],
          fx: Effects | None = None) -> Outcome:
     """What the assignment ``amounts`` ((source, target) -> assigned) does (120.3)."""
     fx = fx or effects(combat)
@@ -238,7 +239,7 @@ class StepResult:
     step was dealt as the last (``deal_step(..., last=True)``)."""
 
 
-def deal_step(combat: Combat, amounts: Mapping[tuple[str, str], int], *,
+def deal_step(combat: Combat, amounts: Mapping[Pair, int], *,
               last: bool = False) -> StepResult:
     """Deal both sides' ``amounts`` at once (510.2), perform state-based actions (704.5)
     and build the combat of the regular step that follows (not when ``last``: the

@@ -541,12 +541,12 @@ def deal_combat_damage(state: GameState, assignment: Assignment | Sequence[Mappi
     """
     given = assignment if isinstance(assignment, Assignment) else \
         Assignment.from_json(list(assignment), path)
-    check_legal(combat_of(state, step, combat), given, judge, path)
+    refuse_illegal(combat_of(state, step, combat), given, judge, path)
     return _deal_all(state, given, combat=True, path=path)
 
 
-def check_legal(combat: Combat, assignment: Assignment, judge: Judge,
-                path: str = "assignment") -> None:
+def refuse_illegal(combat: Combat, assignment: Assignment, judge: Judge,
+                   path: str = "assignment") -> None:
     """InputError naming the entry of the first fault ``judge`` finds, if any."""
     faults = judge(combat, assignment)
     if faults:
@@ -575,7 +575,7 @@ def combat_damage_step(state: GameState, step: str, assign: Assign, judge: Judge
     fight = combat_of(state, step, combat)
     chosen = assign(fight)
     given = chosen if isinstance(chosen, Assignment) else Assignment.from_json(list(chosen))
-    check_legal(fight, given, judge)
+    refuse_illegal(fight, given, judge)
     state, events = _deal_all(state, given, combat=True)
     state, triggered = damage_triggers(state, events)
     trigger_ids = [e.trigger for e in triggered if isinstance(e, AbilityTriggered)]

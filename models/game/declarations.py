@@ -29,7 +29,7 @@ from trample.models.document.errors import InputError
 from trample.models.document.reading import check_id, check_list, check_object
 from trample.models.document.rule_index import Rule
 
-Pair = tuple[str, str]
+Block = tuple[str, str]
 """(blocker, attacker)."""
 
 FLYING = "flying"
@@ -130,7 +130,7 @@ class BlockRules:
     """What decides the legality of block declarations on one board."""
 
     board: Board
-    pairs: tuple[Pair, ...]
+    pairs: tuple[Block, ...]
     """The possible pairs: blockers in document order, each one's attackers in document
     order (``block_pairs``)."""
     blockers: tuple[str, ...]
@@ -151,7 +151,7 @@ class BlockRules:
     worked it out (kept with the rules it belongs to)."""
 
     @property
-    def pair_set(self) -> frozenset[Pair]:
+    def pair_set(self) -> frozenset[Block]:
         """:attr:`pairs` as a set."""
         return frozenset(self.pairs)
 
@@ -211,7 +211,7 @@ def block_rules(board: Board) -> BlockRules:
     combat = board.combat
     attackers = tuple(c.id for c in combat.creatures if c.is_attacking)
     by_id = {c.id: c for c in combat.creatures}
-    pairs: list[Pair] = []
+    pairs: list[Block] = []
     choices: dict[str, tuple[str, ...]] = {}
     limit: dict[str, int] = {}
     for c in combat.creatures:
@@ -250,7 +250,7 @@ def parse_blocks(rules: BlockRules, raw: object, path: str = "blocks"
     rules' to judge (:meth:`BlockRules.violations`)."""
     combat = rules.board.combat
     order = {c.id: i for i, c in enumerate(combat.creatures)}
-    seen: set[Pair] = set()
+    seen: set[Block] = set()
     blocks: dict[str, list[str]] = {}
     for i, item in enumerate(check_list(raw, path)):
         entry = check_object(item, f"{path}[{i}]", frozenset({"blocker", "attacker"}))

@@ -33,16 +33,18 @@ from math import ceil, floor, inf, lcm
 
 from ortools.sat.python import cp_model
 
+from trample.models.document.assignment import Pair
 from trample.models.document.errors import InternalError
-from trample.solver.count.counting import Census, Move
+from trample.solver.count.census import Census
+from trample.solver.count.declared import Move
 from trample.solver.optimize.cancel import Cancel
-from trample.solver.optimize.cpsat import build_group
+from trample.solver.optimize.cpsat import build_group, run_status
 from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.objectives import DEFAULTS
+from trample.solver.optimize.status import RunStatus
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace
 
-Pair = tuple[str, str]
 BASE = 2**20
 """Base of the digits in which a distance with fine fractions is minimized."""
 COARSE = 2**16
@@ -97,23 +99,25 @@ class _Runs:
         self.solver.parameters.max_time_in_seconds = 0.0
         self.solver.stop_search()
 
-    def solve(self, model: cp_model.CpModel) -> cp_model.CpSolverStatus:
+    def solve(self, model: cp_model.CpModel) -> RunStatus:
         """One run; :class:`_Stopped` when the deadline or the cancel ended it before it
         settled (its solution, if any, kept first)."""
         left = inf if self.deadline is None else self.deadline - time.monotonic()
         if left <= 0 or (self.cancel is not None and self.cancel.is_set()):
             raise _Stopped
         self.solver.parameters.max_time_in_seconds = left
+        code = RunStatus.UNKNOWN
         if self.cancel is None:
-            code = self.solver.solve(model)
+            code = run_status(self.solver.solve(model))
         else:
             with self.cancel.watching(self._stop) as running:
-                code = self.solver.solve(model) if running else cp_model.UNKNOWN
-        settled = code in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or (
-            code == cp_model.FEASIBLE and not model.has_objective())
-        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                if running:
+                    code = run_status(self.solver.solve(model))
+        settled = code is RunStatus.OPTIMAL or code is RunStatus.INFEASIBLE or (
+            code is RunStatus.FEASIBLE and not model.has_objective())
+        if code.found:
             self._keep()
-        if not settled and code in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+        if not settled and code.stopped:
             raise _Stopped
         return code
 
@@ -121,8 +125,8 @@ class _Runs:
         """Solve to optimality; the expression's value, exactly (the solver reports the
         objective as a float, too coarse for large scaled distances)."""
         code = self.solve(model)
-        if code != cp_model.OPTIMAL:
-            raise InternalError(f"project: CP-SAT ended with {self.solver.status_name(code)}")
+        if code is not RunStatus.OPTIMAL:
+            raise InternalError(f"project: CP-SAT ended {code.value}")
         return int(self.solver.value(expression))
 
     def values_found(self) -> dict[Pair, int]:
@@ -280,8 +284,8 @@ def _search(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
         model.add(expression >= runs.optimum(model, expression))
     model.clear_objective()  # type: ignore[no-untyped-call]
     code = runs.solve(model)
-    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        raise InternalError(f"project: CP-SAT ended with {runs.solver.status_name(code)}")
+    if not code.found:
+        raise InternalError(f"project: CP-SAT ended {code.value}")
     incumbent = runs.values_found()
 
     if lexicographic is not None:
@@ -293,8 +297,8 @@ def _search(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
                 model.add(x[p] == runs.optimum(model, x[p]))
         model.clear_objective()  # type: ignore[no-untyped-call]
         code = runs.solve(model)
-        if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            raise InternalError(f"project: CP-SAT ended with {runs.solver.status_name(code)}")
+        if not code.found:
+            raise InternalError(f"project: CP-SAT ended {code.value}")
         found = runs.values_found()
         return {p: n for p, n in found.items() if n > 0}
 
@@ -320,7 +324,7 @@ def _search(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
                     code = runs.solve(model)
                 finally:
                     model.clear_assumptions()
-                if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                if code.found:
                     chosen = move
                     incumbent = runs.values_found()
                     model.add(lit == 1)
@@ -340,7 +344,7 @@ def _search(space: LegalSpace, census: Census, values: Mapping[Pair, Fraction],
                     code = runs.solve(model)
                 finally:
                     model.clear_assumptions()
-                if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                if not code.found:
                     model.add(lit == 0)
                     break
                 incumbent = runs.values_found()

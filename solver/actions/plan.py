@@ -26,10 +26,12 @@ from trample.models.document.combat import Combat, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
 from trample.solver.actions.union import census_of
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import battle_targets, term_names, walker_targets
+from trample.solver.optimize.status import Status
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_choices
 from trample.solver.rules.legal_space import legal_space
 
 PLAN_TERMS: tuple[str, ...] = ("losses", "deaths", "survivals", "planeswalker_deaths",
@@ -53,7 +55,6 @@ under a second), so that a tiny combat always gets an answer and a large one is 
 soon after its time is up, whatever the machine."""
 
 Vector = tuple[int, ...]
-Status = Literal["optimal", "feasible"]
 
 
 class _Stopped(Exception):
@@ -234,7 +235,7 @@ class _Search:
         answers."""
         attacks = self._splits(combat, "attackers")
         replies = self._splits(combat, "blockers")
-        separable = not combat.moves_a_choice \
+        separable = not moved_choices(combat) \
             and not any(c.has("lifelink") for c in combat.blockers)
         if separable:
             # Every term depends on one side's split: value(a, b) = value(a, {}) +
@@ -341,7 +342,7 @@ class _Search:
                     b2, self.leaves)
 
 
-def plan(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
+def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
          deadline: float | None = None, max_size: int = MAX_PLAN_SIZE,
          cancel: Cancel | None = None, max_leaves: int | None = None) -> Plan:
     """The attackers' best first-strike split against the defenders' worst replies, with
@@ -388,4 +389,4 @@ def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> C
 
 __all__ = ["ACCEPTED_TERMS", "MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee",
            "parse_plan_objective",
-           "plan", "plan_size", "regular_document"]
+           "plan_combat", "plan_size", "regular_document"]

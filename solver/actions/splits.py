@@ -21,14 +21,14 @@ construction:
   closed form, with a binary search for a part.
 
 Counting with some amounts fixed needs no order: a part whose sources share items runs
-:class:`~trample.solver.count.counting.FrontierPart` again with the amounts imposed, any other
+:class:`~trample.solver.count.FrontierPart` again with the amounts imposed, any other
 the same dynamic program with each move's number of compositions restricted to the fixed
 values. ``options`` adds to the declared-order program the forward counts (ways to reach
 each state) to read off, for one pair, how many completions each amount has; for a part
 the frontier program counts, that program again with the pair's every amount a move of
 its own (:meth:`FrontierPart.amounts`). Rank and unrank walk :attr:`Census.parts`, which
 for a part too wide for the declared order's table is a
-:class:`~trample.solver.count.counting.FrontierWalk` (the same moves, one state at a time).
+:class:`~trample.solver.count.FrontierWalk` (the same moves, one state at a time).
 
 ``project`` finds the legal assignment nearest an arbitrary vector in L1 distance, ties
 broken by the side's default objective and then by index: exactly, by looking at every
@@ -44,26 +44,20 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, prod
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import brief_repr, check_id, field_name
 from trample.models.document.errors import InputError, InternalError
-from trample.solver.count.counting import (
-    Census,
-    CountOutOfReach,
-    FrontierPart,
-    FrontierWalk,
-    Move,
-    PartSpace,
-    _record,
-    compositions_count,
-)
+from trample.solver.count.census import Census
+from trample.solver.count.compositions import compositions_count
+from trample.solver.count.declared import Move, PartSpace, Progress, record_move
+from trample.solver.count.frontier import FrontierPart
+from trample.solver.count.walk import FrontierWalk
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Source
-from trample.solver.rules.validate_many import pair_order
-
-State = tuple[tuple[int, bool], ...]
-Pair = tuple[str, str]
+from trample.solver.rules.validate_many import pair_columns
 
 OPTIONS_LIMIT = 1_000_000
 """Amounts :meth:`Actions.options` may list for one pair before it refuses."""
@@ -98,7 +92,7 @@ each part takes a binary search over directly computed coefficients."""
 
 
 def rank_composition(total: int, lowers: list[int], values: list[int]) -> int:
-    """The position of ``values`` in :func:`~trample.solver.count.counting.all_compositions`'s
+    """The position of ``values`` in :func:`~trample.solver.count.all_compositions`'s
     order for ``total`` and ``lowers`` (descending lexicographic order of the free parts).
 
     Every composition whose part j is larger (the later parts sharing y - 1 or less,
@@ -220,7 +214,7 @@ def _ways(move: Move, source: Source, fixed: Mapping[str, int] | None) -> int:
 
 
 def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: int = 0
-              ) -> list[dict[State, int]]:
+              ) -> list[dict[Progress, int]]:
     """Completions of each state under ``fixed`` (source -> target -> amount), for the
     layers from ``down_to`` on (those before are left empty); one more layer at the end,
     empty, meaning 1 for every state. The layers after the last source ``fixed`` names
@@ -228,7 +222,7 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
     walk that fixes the sources in order asks only for those (enumerating a union of
     145,188 splits took 10 ms a split when each question rebuilt every layer)."""
     n = len(ps.sources)
-    out: list[dict[State, int]] = [{} for _ in range(n + 1)]
+    out: list[dict[Progress, int]] = [{} for _ in range(n + 1)]
     deepest = max((layer for layer, s in enumerate(ps.sources) if s.id in fixed),
                   default=-1)
     for layer in range(n - 1, down_to - 1, -1):
@@ -237,7 +231,7 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
             continue
         s = ps.sources[layer]
         mine = fixed.get(s.id)
-        here: dict[State, int] = {}
+        here: dict[Progress, int] = {}
         for state, moves in ps.moves[layer].items():
             total = 0
             for move in moves:
@@ -250,13 +244,13 @@ def _backward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], down_to: in
 
 
 def _forward(ps: PartSpace, fixed: Mapping[str, Mapping[str, int]], upto: int
-             ) -> dict[State, int]:
+             ) -> dict[Progress, int]:
     """Ways to reach each state before layer ``upto`` under ``fixed``."""
-    reach: dict[State, int] = {ps.start: 1}
+    reach: dict[Progress, int] = {ps.start: 1}
     for layer in range(upto):
         s = ps.sources[layer]
         mine = fixed.get(s.id)
-        following: dict[State, int] = {}
+        following: dict[Progress, int] = {}
         for state, ways in reach.items():
             for move in ps.moves[layer].get(state, ()):
                 w = _ways(move, s, mine)
@@ -279,7 +273,7 @@ class Actions:
     def __init__(self, space: LegalSpace, census: Census | None = None) -> None:
         self.space = space
         self.census = Census(space) if census is None else census
-        self.pairs: list[Pair] = pair_order(space)
+        self.pairs: list[Pair] = pair_columns(space)
         self.column = {pair: j for j, pair in enumerate(self.pairs)}
         self.where: dict[str, tuple[int, int]] = {}
         """Source id -> (part index, layer)."""
@@ -291,7 +285,7 @@ class Actions:
         # of them first asks.
         self.sizes = [c.count() for c in self.census.counters]
         self.total = prod(self.sizes)
-        self._kept: dict[tuple[object, ...], dict[State, int]] = {}
+        self._kept: dict[tuple[object, ...], dict[Progress, int]] = {}
         self._kept_states = 0
         self._room = -1  # the states it may keep: worked out on first use
 
@@ -367,7 +361,7 @@ class Actions:
                                                               layer, reach, after)]
 
     def _around(self, ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                layer: int) -> tuple[dict[State, int], dict[State, int]]:
+                layer: int) -> tuple[dict[Progress, int], dict[Progress, int]]:
         """The ways to reach each state of source ``layer`` of the program ``ps``
         (:func:`_forward`) and the completions of each state after it (:func:`_backward`;
         empty after the last source) under the amounts of ``by_source``: each kept for
@@ -388,8 +382,8 @@ class Actions:
                            lambda: _backward(ps, by_source, layer + 1)[layer + 1])
         return reach, after
 
-    def _keep(self, key: tuple[object, ...], make: Callable[[], dict[State, int]]
-              ) -> dict[State, int]:
+    def _keep(self, key: tuple[object, ...], make: Callable[[], dict[Progress, int]]
+              ) -> dict[Progress, int]:
         """The table kept under ``key``, or the one ``make`` builds, then kept."""
         found = self._kept.get(key)
         if found is None:
@@ -519,8 +513,8 @@ def nearest_by_inspection(assignments: Iterable[Amounts], values: Mapping[Pair, 
 
 
 def _declared_options(ps: PartSpace, by_source: Mapping[str, Mapping[str, int]],
-                      pair: Pair, layer: int, reach: Mapping[State, int],
-                      after: Mapping[State, int]) -> list[tuple[int, int]]:
+                      pair: Pair, layer: int, reach: Mapping[Progress, int],
+                      after: Mapping[Progress, int]) -> list[tuple[int, int]]:
     """:meth:`Actions.options` within one part's declared-order program: the ways to
     reach each state before the pair's source (``reach``), times its moves, times the
     completions after it (``after``, by the state a move leads to)."""
@@ -613,7 +607,7 @@ def _unrank_part(ps: PartSpace, index: int) -> Amounts:
         composition, index = divmod(index, after)
         values = unrank_composition(chosen.total, [sl.lower for sl in chosen.slots],
                                     composition)
-        _record(amounts, s.id, chosen, values)
+        record_move(amounts, s.id, chosen, values)
         state = chosen.next_state
     return amounts
 

@@ -36,7 +36,7 @@ holds the index; ``rank`` adds up, pair by pair, the completions of every smalle
 ``enumerate`` walks the same order pair by pair, each component offering the amounts
 its own splits continue with (read from its splits gathered and sorted, when it has at
 most :data:`SORT_LIMIT`, else from its ``options``). A combat without such an attacker
-keeps the order of :class:`~trample.solver.count.counting.Census`.
+keeps the order of :class:`~trample.solver.count.Census`.
 
 **Sampling.** In each component, a piece is drawn in proportion to its count, then a
 uniform split of its mode space is drawn until it lies in the piece (at most
@@ -60,6 +60,7 @@ from itertools import combinations
 from math import prod
 from typing import TYPE_CHECKING, Any
 
+from trample.models.document.assignment import Pair
 from trample.solver.actions.splits import (
     PROJECT_LIMIT,
     Actions,
@@ -67,7 +68,8 @@ from trample.solver.actions.splits import (
     nearest_by_inspection,
     stopper,
 )
-from trample.solver.count.counting import Census, CountOutOfReach
+from trample.solver.count.census import Census
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.objectives import DEFAULTS, evaluate
 from trample.solver.rules.assignment import Amounts
@@ -77,7 +79,6 @@ from trample.solver.rules.pieces import choices, pieces, pieces_of, union_compon
 if TYPE_CHECKING:
     pass
 
-Pair = tuple[str, str]
 
 MAX_TERMS = 3**7
 """Exact counts of plain spaces one count of a union may add up (3^k for k attackers that
@@ -494,8 +495,12 @@ def census_of(space: LegalSpace, *, ordered: bool = False) -> Census | UnionActi
     return Census(space, ordered=ordered)
 
 
-def actions_of(space: LegalSpace) -> Actions | UnionActions:
-    """:class:`Actions` of ``space``, or of the union of its pieces."""
+def actions_of(space: LegalSpace, census: Census | UnionActions | None = None
+               ) -> Actions | UnionActions:
+    """:class:`Actions` of ``space`` (on ``census``, its counting structure, when given),
+    or of the union of its pieces (which is its own counting structure)."""
+    if isinstance(census, UnionActions):
+        return census
     if space.alternatives:
         return UnionActions(space)
-    return Actions(space)
+    return Actions(space, census)

@@ -137,8 +137,9 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
     best = _Best()
     status = "optimal"
     try:
-        if all(rules.limit.get(b, 1) <= 1 or len(rules.choices_of[b]) <= 1
-               for b in rules.blockers):
+        few = _few_declarations(rules)
+        if few is None and all(rules.limit.get(b, 1) <= 1 or len(rules.choices_of[b]) <= 1
+                               for b in rules.blockers):
             _Gangs(rules, ev, watch, best, ties, stop_at).run()
         else:
             _walk(rules, ev, watch, best, ties, stop_at)
@@ -156,6 +157,24 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
         status = "feasible"
     return BlockAnswer(status, best.blocks, evaluation, best.ties if ties else None,
                        best.valued)
+
+
+FEW = 4_000
+"""A board of at most this many legal declarations is searched by valuing each one: the
+requirements that leave so few legal declarations (509.1c) would leave the search over
+gangs mostly illegal leaves."""
+
+
+def _few_declarations(rules: BlockRules) -> int | None:
+    """The number of legal declarations when it is at most :data:`FEW` (counted exactly,
+    cheaply, by the program of :mod:`.space`), else None."""
+    if not rules.requirements:
+        return None
+    try:
+        total = program(rules).count()
+    except InputError:
+        return None
+    return total if total <= FEW else None
 
 
 def _walk(rules: BlockRules, ev: Evaluator, watch: _Watch, best: _Best, ties: bool,
@@ -235,12 +254,16 @@ class _Gangs:
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
 
-    def _threat(self, unit: Sequence[str]) -> tuple[int, int]:
+    def _threat(self, unit: Sequence[str]) -> tuple[int, int, int]:
         combat = self.board.combat
         blockable = any(self.able[a] for a in unit)
+        # An attacker a requirement names (lure, must be blocked) goes before the others:
+        # the requirements are judged as soon as its gang is given (:meth:`_obeyable`).
+        named = any(r.creature in unit or r.attacker in unit
+                    for r in self.rules.requirements if r.kind != "must_block")
         weight = sum(max(combat.creature(a).power, 0) + abs(combat.creature(a).value)
                      for a in unit)
-        return (1 if blockable else 0, -weight)
+        return (1 if blockable else 0, 0 if named else 1, -weight)
 
     # -- floors --------------------------------------------------------------------------
 
@@ -433,6 +456,8 @@ class _Gangs:
             used = 0
             for m in masks.values():
                 used |= m
+            if self.target is not None and not self._obeyable(u + 1, now, free & ~used):
+                continue  # too few requirements can still be obeyed below (509.1c)
             if play is not None and (unit, tuple(masks[a] for a in unit)) not in self.profiles \
                     and not self._hopeful(u + 1, now, self.totals.add(table, Profile((play,))),
                                           free & ~used):
@@ -445,16 +470,45 @@ class _Gangs:
                 continue
             self._descend(u + 1, free & ~used, now, after, floored or prof is None)
 
+    def _obeyable(self, u: int, chosen: Mapping[str, int], free: int) -> bool:
+        """Whether a declaration below may still obey as many requirements as a legal one
+        must (509.1c): those the given gangs obey, and those still open that the free
+        blockers could obey, reach the maximum."""
+        decided = {a for unit in self.units[:u] for a in unit}
+        used = 0
+        for a in decided:
+            used |= chosen.get(a, 0)
+        open_able = self.rest_able[u]
+        count = 0
+        for r in self.rules.requirements:
+            if r.kind == "must_block":
+                bit = self.bit.get(r.creature, 0)
+                if used & bit or (free & bit and open_able & bit):
+                    count += 1
+            elif r.kind == "must_be_blocked":
+                if r.creature in decided:
+                    count += 1 if chosen.get(r.creature, 0) else 0
+                elif self.able.get(r.creature, 0) & free:
+                    count += 1
+            else:  # lure: that creature blocks that attacker
+                bit = self.bit.get(r.creature, 0)
+                attacker = r.attacker or ""
+                if attacker in decided:
+                    count += 1 if chosen.get(attacker, 0) & bit else 0
+                elif free & bit and self.able.get(attacker, 0) & bit:
+                    count += 1
+        return self.target is None or count >= self.target
+
     def _hopeful(self, u: int, chosen: Mapping[str, int], table: Table, free: int) -> bool:
         """Whether a declaration below may still be better than the best found (units
         from ``u`` on open, the blockers of ``free`` left for them)."""
         best = self.best
         if best.value is None:
             return True
-        floor = self.totals.best(table, self._rest_floor(u, free))[0]
-        if floor > best.value:
+        verdict = self.totals.against(table, self._rest_floor(u, free), best.value)
+        if verdict > 0:
             return False
-        if floor == best.value and not self.ties:
+        if verdict == 0 and not self.ties:
             # Equal at best: only a declaration earlier in order can replace it.
             least = declaration_vector(self.rules, self._blocks(chosen))
             return best.vector is None or least < best.vector

@@ -39,7 +39,7 @@ from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
     Plan,
     Scorer,
-    plan,
+    plan_combat,
     plan_size,
     splits,
 )
@@ -543,7 +543,7 @@ class Evaluator:
                 raise InputError("combat", f"too large to value exactly: a group in which "
                                  f"the defending players choose has {size:,} lines of play "
                                  f"(the limit is {MAX_PLAN_SIZE:,})")
-            found = plan(part, self.terms, self.deadline)
+            found = plan_combat(part, self.terms, self.deadline)
             if found.status != "optimal":
                 self.status = "feasible"
             played.append(Played(tuple(found.objective[t] for t in self.terms), found))
@@ -573,6 +573,16 @@ class Totals:
         gained, dealt = reach(combat, [ev.opponents[i] for i in players])
         self.bounds = [(life.life - 1 - most, life.life + gain, max(10 - life.poison, 0))
                        for life, gain, most in zip(self.lives, gained, dealt, strict=True)]
+        # Where each player's totals make them lose (704, read from has_lost): the
+        # least net life lost, and the least poison given, that do.
+        self.losing = [(next(n for n in range(lo, hi + 1)
+                             if has_lost(life.life - n, life.poison)) if
+                        has_lost(life.life - hi, life.poison) else hi + 1,
+                        next(q for q in range(0, most + 1)
+                             if has_lost(life.life - lo, life.poison + q))
+                        if has_lost(life.life - lo, life.poison + most) else most + 1)
+                       for life, (lo, hi, most) in zip(self.lives, self.bounds, strict=True)]
+        self.losses_at = ev.terms.index("losses") if "losses" in ev.terms else -1
 
     def start(self) -> Table:
         """Before any part."""
@@ -601,29 +611,42 @@ class Totals:
                     nxt[key] = (added, (*picks, o) if keep else ())
         return nxt
 
+    def _value(self, state: State, terms: Vector, offset: Outcome | None) -> Vector:
+        losses = 0
+        for k, (at_life, at_poison) in enumerate(self.losing):
+            n1, n2, p, f = state[k]
+            if offset is not None:
+                m1, m2, q, g = offset.players[self.players[k]]
+                n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
+            if f or n1 >= at_life or n2 >= at_life or p >= at_poison:
+                losses += 1
+        if offset is not None:
+            terms = tuple(x + y for x, y in zip(terms, offset.terms, strict=True))
+        at = self.losses_at
+        return terms if at < 0 else (*terms[:at], losses, *terms[at:])
+
     def best(self, table: Table, offset: Outcome | None = None
              ) -> tuple[Vector, tuple[Outcome, ...]]:
         """The attackers' best value over the table (each state moved by ``offset``)."""
         found: tuple[Vector, tuple[Outcome, ...]] | None = None
-        ev = self.ev
         for state, (terms, picks) in table.items():
-            losses = 0
-            for k, life in enumerate(self.lives):
-                n1, n2, p, f = state[k]
-                if offset is not None:
-                    m1, m2, q, g = offset.players[self.players[k]]
-                    n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
-                if f or has_lost(life.life - n1, life.poison + p) \
-                        or has_lost(life.life - n2, life.poison + p):
-                    losses += 1
-            if offset is not None:
-                terms = tuple(x + y for x, y in zip(terms, offset.terms, strict=True))
-            it = iter(terms)
-            value = tuple(losses if t == "losses" else next(it) for t in ev.terms)
+            value = self._value(state, terms, offset)
             if found is None or value > found[0]:
                 found = (value, picks)
         assert found is not None
         return found
+
+    def against(self, table: Table, offset: Outcome | None, bound: Vector) -> int:
+        """How the attackers' best over the table compares with ``bound``: 1 above it
+        (found at the first state that is), 0 equal, -1 below."""
+        verdict = -1
+        for state, (terms, _) in table.items():
+            value = self._value(state, terms, offset)
+            if value > bound:
+                return 1
+            if value == bound:
+                verdict = 0
+        return verdict
 
 
 def most_factor(combat: Combat, source: str) -> int:

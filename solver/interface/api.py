@@ -19,28 +19,30 @@ Bad input raises :class:`~trample.models.document.errors.InputError` naming the 
 
 from __future__ import annotations
 
-import importlib
-import json
-import os
 import random
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
-from contextvars import ContextVar
 from dataclasses import replace
 from itertools import islice
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from trample.models.document.combat import Combat, brief_repr, check_int
+from trample.models.document.assignment import Pair
+from trample.models.document.combat import Combat, check_int
 from trample.models.document.errors import InputError, InternalError
-from trample.solver.count.counting import Census
+from trample.solver.count.census import Census
+from trample.solver.interface.bug_reports import BUG_DIR_VARIABLE as BUG_DIR_VARIABLE
+from trample.solver.interface.bug_reports import MAX_BUG_REPORTS as MAX_BUG_REPORTS
+from trample.solver.interface.bug_reports import UnsafeFolder as UnsafeFolder
+from trample.solver.interface.bug_reports import bug_folders as bug_folders
+from trample.solver.interface.bug_reports import bug_report_note as bug_report_note
+from trample.solver.interface.bug_reports import report_bug as report_bug
+from trample.solver.interface.bug_reports import reporting
+from trample.solver.interface.bug_reports import save_bug_report as save_bug_report
 from trample.solver.interface.requests import DEFAULT_TIME_LIMIT as DEFAULT_TIME_LIMIT
 from trample.solver.interface.requests import MAX_TIME_LIMIT as MAX_TIME_LIMIT
+from trample.solver.interface.requests import parse_side as parse_side
 from trample.solver.interface.requests import parse_time_limit as parse_time_limit
-from trample.solver.interface.requests import request_started as _request_started
+from trample.solver.interface.requests import request_field, request_started
 from trample.solver.interface.results import (
     AssignmentResult,
     CountResult,
@@ -53,15 +55,19 @@ from trample.solver.interface.results import (
     ValidateResult,
     ViolationJson,
 )
+from trample.solver.interface.spaces import SPACE_CACHE_BYTES as SPACE_CACHE_BYTES
+from trample.solver.interface.spaces import documents_are_json as documents_are_json
+from trample.solver.interface.spaces import forget_spaces as forget_spaces
+from trample.solver.interface.spaces import kept_bytes as kept_bytes
+from trample.solver.interface.spaces import space_of as space_of
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.fastpath import Single, solve_single
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
-from trample.solver.optimize.solve import Solution
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import Solution, optimize
 from trample.solver.rules.assignment import parse_assignment, to_entries
-from trample.solver.rules.legal_space import SIDES, LegalSpace, Side, held_bytes, legal_space
-from trample.solver.rules.validate import check_legal, each_violation
+from trample.solver.rules.legal_space import LegalSpace, legal_space
+from trample.solver.rules.validate import check_answer, each_violation
 
 if TYPE_CHECKING:
     from trample.solver.actions.union import UnionActions
@@ -72,343 +78,6 @@ MAX_VIOLATIONS = 1_000
 Result = dict[str, Any]
 
 
-BUG_DIR_VARIABLE = "TRAMPLE_BUG_DIR"
-"""Where requests that hit an internal error are saved (default: ``$XDG_CACHE_HOME/trample/
-bugs``, else ``~/.cache/trample/bugs``, else ``<tmp>/trample-bugs-<uid>``)."""
-MAX_BUG_REPORTS = 1_000
-"""Reports one folder holds at most; past it a report is not saved (the message says so)."""
-
-_saved_reports: dict[str, Path] = {}
-"""Reports this process saved, by the digest of their text: the same failure repeated
-(a client resending a request) is saved once."""
-
-
-class UnsafeFolder(Exception):
-    """A bug-report folder refused: why, in words."""
-
-
-def bug_folders() -> list[Path]:
-    """Where a bug report may go, in order: ``$TRAMPLE_BUG_DIR`` alone when it is set; else
-    the user's cache folder, then a per-user folder under the temporary directory."""
-    import tempfile
-
-    chosen = os.environ.get(BUG_DIR_VARIABLE)
-    if chosen:
-        return [Path(chosen)]
-    folders = []
-    cache = os.environ.get("XDG_CACHE_HOME")
-    if cache and os.path.isabs(cache):
-        folders.append(Path(cache) / "trample" / "bugs")
-    else:
-        with suppress(RuntimeError, KeyError):  # no home folder known: the next place
-            folders.append(Path.home() / ".cache" / "trample" / "bugs")
-    uid = os.geteuid() if hasattr(os, "geteuid") else os.getpid()
-    folders.append(Path(tempfile.gettempdir()) / f"trample-bugs-{uid}")
-    return folders
-
-
-def _open_private_folder(folder: Path) -> int:
-    """A descriptor of ``folder``, created 0700 when missing; refused unless it is a real
-    folder (not a symbolic link) owned by this user and closed to everyone else, so that
-    no other local user can plant links in it or read the requests saved there."""
-    import stat
-
-    try:
-        folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with suppress(FileExistsError):  # checked below, whatever it is
-            folder.mkdir(mode=0o700)
-    except OSError as exc:
-        raise UnsafeFolder(f"{folder} cannot be created ({exc.strerror or exc})") from None
-    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
-    try:
-        before = os.lstat(folder)
-        if stat.S_ISLNK(before.st_mode):
-            raise UnsafeFolder(f"{folder} is a symbolic link")
-        if not stat.S_ISDIR(before.st_mode):
-            raise UnsafeFolder(f"{folder} is not a folder")
-        fd = os.open(folder, flags)
-    except OSError as exc:
-        raise UnsafeFolder(f"{folder} cannot be opened ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if (info.st_dev, info.st_ino) != (before.st_dev, before.st_ino):
-            raise UnsafeFolder(f"{folder} changed while it was checked")
-        if not stat.S_ISDIR(info.st_mode):
-            raise UnsafeFolder(f"{folder} is not a folder")
-        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
-            raise UnsafeFolder(f"{folder} belongs to another user (uid {info.st_uid})")
-        if info.st_mode & 0o077:
-            raise UnsafeFolder(f"{folder} is open to other users (mode "
-                               f"{stat.S_IMODE(info.st_mode):04o}; it must be 0700)")
-        with os.scandir(fd) as entries:
-            if sum(1 for _ in islice(entries, MAX_BUG_REPORTS)) >= MAX_BUG_REPORTS:
-                raise UnsafeFolder(f"{folder} already holds {MAX_BUG_REPORTS:,} reports")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
-def _write_new(folder: Path, fd: int, data: bytes) -> Path:
-    """``data`` in a new file of the folder, created exclusively (never an existing file,
-    never through a link) and readable by this user alone; a name taken gets a new one."""
-    import secrets
-    import time
-
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) \
-        | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        name = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(8)}.json"
-        try:
-            if os.open in os.supports_dir_fd:
-                out = os.open(name, flags, 0o600, dir_fd=fd)
-            else:  # pragma: no cover - platforms without dir_fd
-                out = os.open(folder / name, flags, 0o600)
-        except FileExistsError:
-            continue
-        with os.fdopen(out, "wb") as f:
-            f.write(data)
-        return folder / name
-    raise UnsafeFolder(f"{folder}: no free name for a report")  # pragma: no cover
-
-
-def save_bug_report(method: str, fields: Mapping[str, Any], error: BaseException) -> Path:
-    """Save a request that made trample fail, for a bug report: ``{"method": ..., **fields,
-    "error": ...}`` in a new file of a private folder (:func:`bug_folders`). Raises
-    :class:`UnsafeFolder` (saying why of each folder) when no folder is safe."""
-    import hashlib
-    import json
-
-    report = {"method": method, **fields, "error": f"{type(error).__name__}: {error}"[:2000]}
-    data = (json.dumps(report, sort_keys=True, default=repr) + "\n").encode("utf-8",
-                                                                           "surrogateescape")
-    folders = bug_folders()
-    digest = hashlib.sha256(repr(folders).encode() + data).hexdigest()
-    known = _saved_reports.get(digest)
-    if known is not None and known.exists():
-        return known
-    reasons = []
-    for folder in folders:
-        try:
-            fd = _open_private_folder(folder)
-        except UnsafeFolder as exc:
-            reasons.append(str(exc))
-            continue
-        try:
-            path = _write_new(folder, fd, data)
-        except OSError as exc:
-            reasons.append(f"{folder}: {exc.strerror or exc}")
-            continue
-        finally:
-            os.close(fd)
-        if len(_saved_reports) < MAX_BUG_REPORTS:
-            _saved_reports[digest] = path
-        return path
-    raise UnsafeFolder("; ".join(reasons))
-
-
-def bug_report_note(method: str, fields: Mapping[str, Any], error: BaseException) -> str:
-    """Save a bug report (:func:`save_bug_report`) and say where, or say why it was not
-    saved (no safe folder: the message is then all there is). Never raises."""
-    try:
-        return f"the request is saved in {save_bug_report(method, fields, error)} for a bug " \
-            "report"
-    except UnsafeFolder as exc:
-        return f"no bug report saved: {exc}"
-    except Exception as exc:  # a report must never hide the error it reports
-        return f"no bug report saved: {type(exc).__name__}: {str(exc)[:200]}"
-
-
-def report_bug(where: str, request: object, error: BaseException) -> str:
-    """:func:`bug_report_note` for a whole request (a ``serve`` request, or its line)."""
-    return bug_report_note(where, {"request": request}, error)
-
-
-@contextmanager
-def _reporting(method: str, document: object, **options: Any) -> Iterator[None]:
-    """Turn an internal error into one that says where the request was saved."""
-    try:
-        yield
-    except InternalError as exc:
-        note = bug_report_note(method, {"params": {"combat": document, **options}}, exc)
-        raise InternalError(f"{exc}; {note}") from exc
-
-
-def _field(document: Mapping[str, Any], key: str, given: object) -> object:
-    if given is not None:
-        return given
-    return document.get(key) if type(document) is dict or isinstance(document, Mapping) \
-        else None
-
-
-def parse_side(raw: object, path: str = "side") -> Side:
-    """``attackers`` (default) or ``blockers``."""
-    if raw is None:
-        return "attackers"
-    if not isinstance(raw, str) or raw not in SIDES:
-        raise InputError(path, f"must be 'attackers' or 'blockers', not {brief_repr(raw)}")
-    return "attackers" if raw == "attackers" else "blockers"
-
-
-SPACE_CACHE_BYTES = 64 << 20
-"""Memory the legal spaces kept for the next request about the same combat may hold in
-all, as :func:`~trample.solver.rules.legal_space.held_bytes` estimates it (the most any
-request makes a space keep, its key's text counted too): the least recently asked go
-first past it. A tiny combat's space holds some 15 to 60 KiB; one with ten attackers
-that may assign as though unblocked, megabytes (a mode space for each set of splits)."""
-SEEN_KEYS = 1_024
-"""Documents asked about once whose next request keeps their space (by key hash)."""
-SPACE_CACHE_CREATURES = 16
-SPACE_CACHE_CHARACTERS = 4_096
-"""A document is cached only when it lists at most this many creatures and its JSON text
-is at most this long: the key is that text, and a tiny combat's costs far less to write
-out (well under a microsecond with orjson) than to parse and derive again."""
-
-Key = tuple[str | bytes, str | None]
-_spaces: OrderedDict[Key, tuple[LegalSpace, Any, int]] = OrderedDict()
-"""The kept spaces by key, each with the JSON values its text decodes to (None: the text
-needs no check, :func:`_cache_key`) and the bytes it is counted for."""
-_held = 0
-"""The bytes the kept spaces are counted for, in all (changed under :data:`_spaces_lock`)."""
-_seen: OrderedDict[int, None] = OrderedDict()
-"""Hashes of the keys of documents read once: a space is kept when its document comes
-back, so that a stream of documents each asked about once evicts nothing (and keeps
-nothing alive)."""
-_spaces_lock = threading.Lock()
-_key_encoder = json.JSONEncoder(check_circular=False, separators=(",", ":"))
-
-documents_are_json: ContextVar[bool] = ContextVar("trample_documents_are_json",
-                                                  default=False)
-"""Set by a caller whose documents were just decoded from JSON text (``serve``), so hold
-nothing but JSON's own types: a space found under their orjson text is theirs without
-the check that any other document's text gets (:func:`space_of`)."""
-
-
-_orjson: list[Any] = []
-"""orjson once looked for (the module, or None when it is not installed): imported on the
-first key written, so that importing the API stays light."""
-
-
-def _orjson_module() -> Any:
-    if not _orjson:
-        try:
-            _orjson.append(importlib.import_module("orjson"))
-        except ImportError:  # pragma: no cover - the standard library does its work
-            _orjson.append(None)
-    return _orjson[0]
-
-
-def _cache_key(document: object, side: str | None) -> Key | None:
-    """The document's JSON text (with the side asked), or None when it is not a small
-    document of JSON values.
-
-    Written by orjson (bytes) when it can, else by the standard library (text); a key of
-    one never equals a key of the other. Two documents of the same standard-library text
-    are read alike: the reader sees JSON values (an integer of a subclass as its value, a
-    tuple as a list), and the keys that the text cannot tell from strings (numbers,
-    booleans, null) are refused wherever the reader looks, and do not matter where it
-    does not. orjson also writes what JSON cannot hold (a NaN as null, an enumeration
-    member, a UUID or a date as its value, a dataclass as an object), so a space found
-    under an orjson text is taken only for a document of JSON values or one equal to
-    what the text decodes to (:func:`space_of`)."""
-    if type(document) is not dict or (side is not None and type(side) is not str):
-        return None  # a side that is no string is refused below, never a key
-    creatures = document.get("creatures")
-    if type(creatures) is not list or len(creatures) > SPACE_CACHE_CREATURES:
-        return None
-    text: str | bytes
-    fast = _orjson[0] if _orjson else _orjson_module()
-    try:
-        text = fast.dumps(document) if fast is not None else _key_encoder.encode(document)
-    except (TypeError, ValueError, RecursionError):
-        try:  # a number past 64 bits, a key that is no string: as the standard library
-            text = _key_encoder.encode(document)
-        except (TypeError, ValueError, RecursionError):  # not JSON values: read each time
-            return None
-    return (text, side) if len(text) <= SPACE_CACHE_CHARACTERS else None
-
-
-def _found(key: Key, document: object) -> LegalSpace | None:
-    """The space kept under ``key`` for ``document``, if any (the most recently asked)."""
-    entry = _spaces.get(key)
-    if entry is None:
-        return None
-    space, values, _ = entry
-    if type(key[0]) is bytes and not documents_are_json.get():
-        # orjson's text: the document must be the JSON values the text decodes to (not a
-        # NaN where the text says null, nor a UUID where it says a string).
-        if values is None:
-            values = _orjson_module().loads(key[0])
-        try:
-            same = document == values
-        except Exception:  # an odd value's own comparison: read it anew
-            same = False
-        if not same:
-            return None
-    with _spaces_lock:  # the most recently asked last: evicted last
-        if key in _spaces:
-            _spaces.move_to_end(key)
-    return space
-
-
-def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
-    """Parse the document and derive the legal space for the requested side.
-
-    Request fields the document carries are checked whichever command reads it, so a
-    malformed ``objective`` or ``time_limit`` is refused by ``count`` as by ``solve``.
-    The spaces of small documents asked about more than once are kept, up to
-    :data:`SPACE_CACHE_BYTES` in all, the least recently asked evicted first, keyed by
-    their JSON text: a
-    request about a combat asked about recently (a search loop's usual question) skips
-    the parsing and what the space derived (its scoring, parts, answers).
-    """
-    global _held
-    key = _cache_key(document, side)
-    if key is not None:
-        found = _found(key, document)
-        if found is not None:
-            return found
-    combat = Combat.from_json(document)
-    space = legal_space(combat, parse_side(_field(document, "side", side)))
-    if document.get("objective") is not None:
-        parse_objective(document["objective"], space.side)
-    if document.get("time_limit") is not None:
-        parse_time_limit(document["time_limit"])
-    if key is not None:
-        digest = hash(key)
-        with _spaces_lock:
-            if digest in _seen:  # its second time: worth keeping
-                del _seen[digest]
-                values = None
-                if type(key[0]) is bytes and not documents_are_json.get():
-                    values = _orjson_module().loads(key[0])
-                weight = held_bytes(space) + len(key[0])
-                if weight <= SPACE_CACHE_BYTES:
-                    _spaces[key] = (space, values, weight)
-                    _held += weight
-                    while _held > SPACE_CACHE_BYTES:  # the least recently asked first
-                        _held -= _spaces.popitem(last=False)[1][2]
-            else:
-                _seen[digest] = None
-                if len(_seen) > SEEN_KEYS:
-                    _seen.popitem(last=False)
-    return space
-
-
-def kept_bytes() -> int:
-    """The memory the spaces kept by :func:`space_of` are counted for, in all (at most
-    :data:`SPACE_CACHE_BYTES`)."""
-    return _held
-
-
-def forget_spaces() -> None:
-    """Empty the cache of :func:`space_of` (tests; a caller short of memory)."""
-    global _held
-    with _spaces_lock:
-        _spaces.clear()
-        _seen.clear()
-        _held = 0
 
 
 class timed_request:  # lower case: used as the function it was, with timed_request()
@@ -420,10 +89,10 @@ class timed_request:  # lower case: used as the function it was, with timed_requ
     __slots__ = ("_token",)
 
     def __enter__(self) -> None:
-        self._token = _request_started.set(time.monotonic())
+        self._token = request_started.set(time.monotonic())
 
     def __exit__(self, *exc: object) -> None:
-        _request_started.reset(self._token)
+        request_started.reset(self._token)
 
 
 def solve(document: Mapping[str, Any], *, side: str | None = None,
@@ -439,16 +108,29 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     another thread, stops the search as the time limit would (``serve``'s
     ``$/cancelRequest``).
     """
-    if cancel is not None:
-        settings = _with_cancel(settings, cancel)
+    begin = _began(started)
+    return _solve(space_of(document, side), document, side, objective, time_limit, begin,
+                  settings, cancel)
+
+
+def _began(started: float | None) -> float:
+    """When a request's time limit counts from: ``started``, else the start of
+    :func:`timed_request`, else now (the earlier, when one is later than now)."""
     entered = time.monotonic()
     if started is None:
-        started = _request_started.get()
-    begin = entered if started is None else min(started, entered)
-    space = space_of(document, side)
-    terms = parse_objective(_field(document, "objective", objective), space.side)
-    seconds = parse_time_limit(_field(document, "time_limit", time_limit))
-    try:  # _reporting, inline: a context manager costs a tiny solve some 2%
+        started = request_started.get()
+    return entered if started is None else min(started, entered)
+
+
+def _solve(space: LegalSpace, document: Mapping[str, Any], side: str | None,
+           objective: list[str] | str | None, time_limit: float | None, begin: float,
+           settings: SearchSettings, cancel: Cancel | None) -> SolveResult:
+    """:func:`solve` (and :meth:`Prepared.solve`) on the space of ``document``."""
+    if cancel is not None:
+        settings = _with_cancel(settings, cancel)
+    terms = parse_objective(request_field(document, "objective", objective), space.side)
+    seconds = parse_time_limit(request_field(document, "time_limit", time_limit))
+    try:  # reporting, inline: a context manager costs a tiny solve some 2%
         single = solve_single(space, terms)
         if single is not None:
             return _single_result(space, single)
@@ -503,7 +185,7 @@ def _single_result(space: LegalSpace, single: Single) -> SolveResult:
                               "objective": dict(objective), "assignment": entries})
 
 
-def _entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
+def _entries(space: LegalSpace, amounts: Mapping[Pair, int]) -> list[Entry]:
     """:func:`to_entries`, typed as the entries it writes."""
     return cast("list[Entry]", to_entries(space, amounts))
 
@@ -512,15 +194,10 @@ def validate(document: Mapping[str, Any], assignment: object = None, *,
              side: str | None = None) -> ValidateResult:
     """Whether an assignment is legal, and every rule it breaks: at most
     :data:`MAX_VIOLATIONS` violations, then ``"omitted"``, how many more there are."""
-    space = space_of(document, side)
-    raw = _field(document, "assignment", assignment)
-    if raw is None:
-        raise InputError("assignment", "no assignment given (pass one, or put it at the "
-                         "document's top level)")
-    return judged(space, parse_assignment(space.combat, raw))
+    return prepare(document, side=side).validate(assignment)
 
 
-def judged(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> ValidateResult:
+def judged(space: LegalSpace, amounts: Mapping[Pair, int]) -> ValidateResult:
     """``validate``'s answer for ``amounts``: at most :data:`MAX_VIOLATIONS` violations,
     then ``"omitted"``, how many more there are."""
     listed: list[ViolationJson] = []
@@ -550,7 +227,7 @@ def census_of(space: LegalSpace, *, ordered: bool = False) -> Census | UnionActi
 
 def count(document: Mapping[str, Any], *, side: str | None = None) -> CountResult:
     """The exact number of distinct legal assignments."""
-    return {"count": census_of(space_of(document, side)).count()}
+    return prepare(document, side=side).count()
 
 
 def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = None,
@@ -560,13 +237,7 @@ def enumerate_assignments(document: Mapping[str, Any], *, side: str | None = Non
 
     The document is checked before the first answer is produced.
     """
-    space = space_of(document, side)
-    if limit is not None:
-        limit = check_int(limit, "limit", minimum=0)
-    after = check_int(after, "after", minimum=0)
-    census = census_of(space, ordered=True)
-    return _stream(space, islice(census.enumerate(), after, None), limit, "enumerate",
-                   document, {"side": side, "limit": limit, "after": after})
+    return prepare(document, side=side).enumerate(limit=limit, after=after)
 
 
 def seed_of(seed: object) -> int:
@@ -589,41 +260,30 @@ def sample(document: Mapping[str, Any], *, side: str | None = None, n: int = 1,
            seed: object = None) -> Iterator[Result]:
     """``n`` independent uniformly random legal assignments, reproducible from ``seed`` (an
     integer, a NumPy ``Generator`` or a ``random.Random``)."""
-    space = space_of(document, side)
-    n = check_int(n, "n", minimum=0)
-    seed = seed_of(seed)
-    census = census_of(space)
-    rng = random.Random(seed)
-    draws = (census.sample(rng) for _ in range(n))
-    return _stream(space, draws, None, "sample", document,
-                   {"side": side, "n": n, "seed": seed})
+    return prepare(document, side=side).sample(n=n, seed=seed)
 
 
-def _stream(space: LegalSpace, items: Iterator[dict[tuple[str, str], int]],
+def _stream(space: LegalSpace, items: Iterator[dict[Pair, int]],
             limit: int | None, what: str, document: object,
             options: dict[str, Any]) -> Iterator[Result]:
     for i, amounts in enumerate(items):
         if limit is not None and i >= limit:
             return
-        with _reporting(what, document, **options):
-            check_legal(space, amounts, what)
+        with reporting(what, document, **options):
+            check_answer(space, amounts, what)
         yield {"assignment": to_entries(space, amounts)}
 
 
-def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[tuple[str, str]]:
+def pair_order(document: Mapping[str, Any], *, side: str | None = None) -> list[Pair]:
     """The columns :func:`validate_many` expects: every legal (source, recipient) pair."""
-    from trample.solver.rules.validate_many import pair_order as order
-
-    return order(space_of(document, side))
+    return prepare(document, side=side).pair_order()
 
 
 def validate_many(document: Mapping[str, Any], amounts: Any, *,
                   side: str | None = None) -> Any:
     """A NumPy legality mask over candidate splits, one row each, one column per pair of
     :func:`pair_order` (for agents that score thousands of candidates at once)."""
-    from trample.solver.rules.validate_many import validate_many as judge
-
-    return judge(space_of(document, side), amounts)
+    return prepare(document, side=side).validate_many(amounts)
 
 
 def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
@@ -632,16 +292,15 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     guarantees the best value of the objective over the whole combat, the defenders
     replying worst for it in each step, with one principal line of play. The time limit
     or ``cancel`` (set from another thread) stops the search: ``feasible`` with the best
-    split whose value is proved (:func:`trample.solver.actions.plan.plan`)."""
-    from trample.solver.actions.plan import parse_plan_objective, regular_document
-    from trample.solver.actions.plan import plan as search
+    split whose value is proved (:func:`trample.solver.actions.plan.plan_combat`)."""
+    from trample.solver.actions.plan import parse_plan_objective, plan_combat, regular_document
 
-    started = _request_started.get() or time.monotonic()
+    started = request_started.get() or time.monotonic()
     combat = Combat.from_json(document)
-    terms = parse_plan_objective(_field(document, "objective", objective))
-    seconds = parse_time_limit(_field(document, "time_limit", time_limit))
-    with _reporting("plan", document, objective=objective, time_limit=time_limit):
-        found = search(combat, terms, deadline=started + seconds, cancel=cancel)
+    terms = parse_plan_objective(request_field(document, "objective", objective))
+    seconds = parse_time_limit(request_field(document, "time_limit", time_limit))
+    with reporting("plan", document, objective=objective, time_limit=time_limit):
+        found = plan_combat(combat, terms, deadline=started + seconds, cancel=cancel)
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")
@@ -718,53 +377,50 @@ def prepare(document: Mapping[str, Any], *, side: str | None = None) -> Prepared
 
 
 class Prepared:
-    """The parsed combat and its legal space, with the API's methods (see :func:`prepare`).
+    """The parsed combat and its legal space, with the API's methods (see :func:`prepare`):
+    each is the one definition of the function of the same name, which asks a handle.
 
     The exact counting structure is built on first use and kept.
     """
+
+    __slots__ = ("_actions", "_census", "_side", "document", "space")
 
     def __init__(self, document: Mapping[str, Any], side: str | None = None) -> None:
         self.document = document
         self.space = space_of(document, side)
         self._side = side
         self._actions: Any = None
+        self._census: Census | UnionActions | None = None
 
     @property
     def actions(self) -> Any:
-        """The :class:`~trample.solver.actions.splits.Actions` of the space (built once)."""
+        """The :class:`~trample.solver.actions.splits.Actions` of the space (built once, on
+        the counting structure when that is built already)."""
         if self._actions is None:
             from trample.solver.actions.union import actions_of
 
-            self._actions = actions_of(self.space)
+            self._actions = actions_of(self.space, self._census)
         return self._actions
 
     @property
     def census(self) -> Census | UnionActions:
         """The space's exact counting structure (built once)."""
-        census: Census | UnionActions = self.actions.census
-        return census
+        if self._census is None:
+            self._census = self._actions.census if self._actions is not None \
+                else census_of(self.space)
+        return self._census
 
     def solve(self, *, objective: list[str] | str | None = None,
-              time_limit: float | None = None) -> SolveResult:
+              time_limit: float | None = None, started: float | None = None,
+              settings: SearchSettings = SHIPPED, cancel: Cancel | None = None
+              ) -> SolveResult:
         """As :func:`solve`."""
-        space, document = self.space, self.document
-        terms = parse_objective(_field(document, "objective", objective), space.side)
-        seconds = parse_time_limit(_field(document, "time_limit", time_limit))
-        try:  # _reporting, inline (as in solve): the handle is the fast path
-            single = solve_single(space, terms)
-            if single is not None:
-                return _single_result(space, single)
-            found = optimize(space, terms, seconds)
-        except InternalError as exc:
-            note = bug_report_note("solve", {"params": {
-                "combat": document, "side": self._side, "objective": objective,
-                "time_limit": time_limit}}, exc)
-            raise InternalError(f"{exc}; {note}") from exc
-        return _solve_result(space, found)
+        return _solve(self.space, self.document, self._side, objective, time_limit,
+                      _began(started), settings, cancel)
 
     def validate(self, assignment: object = None) -> ValidateResult:
         """As :func:`validate`."""
-        raw = _field(self.document, "assignment", assignment)
+        raw = request_field(self.document, "assignment", assignment)
         if raw is None:
             raise InputError("assignment", "no assignment given (pass one, or put it at "
                              "the document's top level)")
@@ -778,27 +434,32 @@ class Prepared:
 
         return {"count": self.actions.count(parse_fixed(self.space, fixed))}
 
-    def enumerate(self, *, limit: int | None = None) -> Iterator[Result]:
+    def enumerate(self, *, limit: int | None = None, after: int = 0) -> Iterator[Result]:
         """As :func:`enumerate_assignments`."""
         if limit is not None:
             limit = check_int(limit, "limit", minimum=0)
-        return _stream(self.space, self.census.enumerate(), limit, "enumerate",
-                       self.document, {"side": self._side, "limit": limit})
+        after = check_int(after, "after", minimum=0)
+        census = self.census
+        if isinstance(census, Census):
+            _ = census.parts  # built now, so that a refusal comes before the first answer
+        return _stream(self.space, islice(census.enumerate(), after, None), limit,
+                       "enumerate", self.document,
+                       {"side": self._side, "limit": limit, "after": after})
 
-    def sample(self, *, n: int = 1, seed: int | None = None) -> Iterator[Result]:
+    def sample(self, *, n: int = 1, seed: object = None) -> Iterator[Result]:
         """As :func:`sample`."""
         n = check_int(n, "n", minimum=0)
-        seed = 0 if seed is None else check_int(seed, "seed")
+        seed = seed_of(seed)
         census, rng = self.census, random.Random(seed)
         draws = (census.sample(rng) for _ in range(n))
         return _stream(self.space, draws, None, "sample", self.document,
                        {"side": self._side, "n": n, "seed": seed})
 
-    def pair_order(self) -> list[tuple[str, str]]:
+    def pair_order(self) -> list[Pair]:
         """As :func:`pair_order`."""
-        from trample.solver.rules.validate_many import pair_order as order
+        from trample.solver.rules.validate_many import pair_columns
 
-        return order(self.space)
+        return pair_columns(self.space)
 
     def pairs(self) -> PairsResult:
         """As :func:`pairs`."""
@@ -806,13 +467,13 @@ class Prepared:
 
     def validate_many(self, amounts: Any) -> Any:
         """As :func:`validate_many`."""
-        from trample.solver.rules.validate_many import validate_many as judge
+        from trample.solver.rules.validate_many import legal_rows
 
-        return judge(self.space, amounts)
+        return legal_rows(self.space, amounts)
 
     def rank(self, assignment: object = None) -> IndexResult:
         """As :func:`rank`."""
-        raw = _field(self.document, "assignment", assignment)
+        raw = request_field(self.document, "assignment", assignment)
         if raw is None:
             raise InputError("assignment", "no assignment given (pass one, or put it at "
                              "the document's top level)")
@@ -821,7 +482,7 @@ class Prepared:
         if first is not None:
             raise InputError("assignment", f"is not legal, so it has no index: "
                              f"{first.message} ({first.rule})")
-        with _reporting("rank", self.document, side=self._side, assignment=raw):
+        with reporting("rank", self.document, side=self._side, assignment=raw):
             try:
                 index = self.actions.rank(amounts)
             except ValueError as exc:
@@ -836,8 +497,8 @@ class Prepared:
         actions = self.actions
         i = parse_index(index, actions.total)
         amounts = actions.unrank(i)
-        with _reporting("unrank", self.document, side=self._side, index=i):
-            check_legal(self.space, amounts, "unrank")
+        with reporting("unrank", self.document, side=self._side, index=i):
+            check_answer(self.space, amounts, "unrank")
         return {"assignment": _entries(self.space, amounts)}
 
     def options(self, fixed: object = None, pair: object = None) -> OptionsResult:
@@ -861,12 +522,12 @@ class Prepared:
         """As :func:`project`."""
         from trample.solver.actions.splits import number, parse_values
 
-        started = _request_started.get() or time.monotonic()
+        started = request_started.get() or time.monotonic()
         values = parse_values(self.space, amounts)
-        seconds = parse_time_limit(_field(self.document, "time_limit", time_limit))
+        seconds = parse_time_limit(request_field(self.document, "time_limit", time_limit))
         found = self.actions.projection(values, deadline=started + seconds, cancel=cancel)
-        with _reporting("project", self.document, side=self._side, amounts=amounts):
-            check_legal(self.space, found.amounts, "project")
+        with reporting("project", self.document, side=self._side, amounts=amounts):
+            check_answer(self.space, found.amounts, "project")
         broken: list[ViolationJson] = []
         if all(v.denominator == 1 and v >= 0 for v in values.values()):
             given = {p: int(v) for p, v in values.items() if v > 0}

@@ -34,8 +34,7 @@ from trample.models.game.declarations import (
     parse_blocks,
 )
 from trample.solver.actions.plan import parse_plan_objective, regular_document
-from trample.solver.blocks.search import best_attack as search_attack
-from trample.solver.blocks.search import best_block as search_block
+from trample.solver.blocks import search
 from trample.solver.blocks.space import most_obeyed, parse_fixed, program, violations
 from trample.solver.blocks.value import (
     BLOCK_TERMS,
@@ -60,7 +59,7 @@ from trample.solver.interface.results import (
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.rules.assignment import to_entries
 from trample.solver.rules.legal_space import legal_space
-from trample.solver.rules.validate import check_legal
+from trample.solver.rules.validate import check_answer
 
 REQUEST_FIELDS = frozenset({"blocks", "declarations", "fixed", "objective", "time_limit",
                             "ties", "limit", "blocker"})
@@ -193,13 +192,13 @@ def _answer(evaluation: Evaluation) -> PlanAnswer:
     a1, b1, a2, b2 = evaluation.line
     first_a = legal_space(combat, "attackers")
     first_b = legal_space(combat, "blockers")
-    check_legal(first_a, a1, "best_block")
-    check_legal(first_b, b1, "best_block")
+    check_answer(first_a, a1, "best_block")
+    check_answer(first_b, b1, "best_block")
     regular = regular_document(combat, a1, b1)
     second_a = legal_space(regular, "attackers")
     second_b = legal_space(regular, "blockers")
-    check_legal(second_a, a2, "best_block")
-    check_legal(second_b, b2, "best_block")
+    check_answer(second_a, a2, "best_block")
+    check_answer(second_b, b2, "best_block")
     return {"first_strike": _entries(to_entries(first_a, a1)),
             "line": {"blockers_first_strike": _entries(to_entries(first_b, b1)),
                      "attackers_regular": _entries(to_entries(second_a, a2)),
@@ -254,7 +253,7 @@ def best_block(document: Mapping[str, Any], objective: object = None,
     terms = _objective(_option(options, "objective", objective))
     due = deadline(_option(options, "time_limit", time_limit))
     count = _flag(_option(options, "ties", ties), "ties")
-    found = search_block(board, terms, deadline=due, cancel=cancel, ties=count)
+    found = search.best_block(board, terms, deadline=due, cancel=cancel, ties=count)
     rules = block_rules(board)
     result: dict[str, Any] = {
         "status": found.status, "blocks": _declaration_json(rules, found.blocks),
@@ -275,7 +274,7 @@ def best_attack(document: Mapping[str, Any], objective: object = None,
     terms = _objective(_option(options, "objective", objective))
     due = deadline(_option(options, "time_limit", time_limit))
     count = _flag(_option(options, "ties", ties), "ties")
-    found = search_attack(board, terms, deadline=due, cancel=cancel, ties=count)
+    found = search.best_attack(board, terms, deadline=due, cancel=cancel, ties=count)
     block = found.block
     rules = block_rules(Board(board.made({}, found.attacks), board.abilities,
                               board.cannot_block))

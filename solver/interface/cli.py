@@ -384,16 +384,16 @@ def run(argv: Sequence[str]) -> int:
                      workers=args.workers, ray=args.ray, chunk_size=args.chunk_size,
                      progress=not args.no_progress)
     if args.command == "demo":
-        from trample.solver.interface.demo import DEMO_COMBAT, render
+        from trample.solver.interface import demo
 
         if args.game:
-            from trample.solver.interface.demo_game import render as render_game
+            from trample.solver.interface import demo_game
 
-            print(render_game())
+            print(demo_game.render())
         elif args.json:
-            _emit(api.solve(DEMO_COMBAT))
+            _emit(api.solve(demo.DEMO_COMBAT))
         else:
-            print(render(DEMO_COMBAT))
+            print(demo.render(demo.DEMO_COMBAT))
         return EXIT_OK
 
     if args.command == "apply":
@@ -522,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # a bug: one line and a saved report, never a traceback
-        from trample.solver.interface.api import bug_report_note
+        from trample.solver.interface.bug_reports import bug_report_note
 
         note = bug_report_note("command line", {"argv": list(argv), "options": dict(_options),
                                                 "inputs": list(_read)}, exc)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from trample.models.document.assignment import Assignment
+from trample.models.document.assignment import Assignment, Pair
 from trample.models.document.combat import Combat
 from trample.models.game.cards import get_card
 from trample.models.game.combat_steps import (
@@ -56,13 +56,14 @@ from trample.models.game.state import (
     grant_keyword,
     new_game,
 )
-from trample.solver.actions.plan import guarantee, plan
+from trample.solver.actions.plan import guarantee, plan_combat
 from trample.solver.interface.game_loop import judge
 from trample.solver.optimize.objectives import evaluate, parse_objective
-from trample.solver.optimize.solve import solve as optimize
+from trample.solver.optimize.solve import optimize
 from trample.solver.rules.assignment import to_assignment
-from trample.solver.rules.legal_space import SIDES, legal_space
-from trample.solver.rules.validate import check_legal
+from trample.solver.rules.choosers import SIDES
+from trample.solver.rules.legal_space import legal_space
+from trample.solver.rules.validate import check_answer
 
 YOU, OPPONENT = "you", "opponent"
 
@@ -207,11 +208,11 @@ def _combat(log: Log, attacks: dict[str, str], blocks: dict[str, list[str]],
         before_damage(log)
     steps = ["first_strike", "regular"] if has_first_strike_step(
         combat_of(log.state)) else ["regular"]
-    planned: dict[tuple[str, str], int] | None = None
+    planned: dict[Pair, int] | None = None
     if steps[0] == "first_strike":
         # Both steps at once: the attackers' first-strike split that guarantees the most
         # over the whole combat, whatever the defenders answer in each step.
-        found_plan = plan(combat_of(log.state, "first_strike"))
+        found_plan = plan_combat(combat_of(log.state, "first_strike"))
         planned = dict(found_plan.first_strike)
         terms = ", ".join(f"{t} {v}" for t, v in found_plan.objective.items() if v)
         log.say(f"planned across both steps ({found_plan.status}; guaranteed {terms}; the "
@@ -229,7 +230,7 @@ def _combat(log: Log, attacks: dict[str, str], blocks: dict[str, list[str]],
                 found = replace(found, amounts=planned,
                                 objective=evaluate(space, planned,
                                                    parse_objective(None, side)))
-            check_legal(space, found.amounts, "solve")
+            check_answer(space, found.amounts, "solve")
             split = to_assignment(space, found.amounts)
             if not split:
                 continue
@@ -348,9 +349,9 @@ def lookahead() -> list[str]:
     combat = Combat.from_json(LOOKAHEAD)
     space = legal_space(combat, "attackers")
     alone = optimize(space, parse_objective(None, "attackers")).amounts
-    planned = plan(combat)
+    planned = plan_combat(combat)
 
-    def split(amounts: Mapping[tuple[str, str], int]) -> str:
+    def split(amounts: Mapping[Pair, int]) -> str:
         return ", ".join(f"{combat.label(s)} -> {combat.label(t)}: {n}"
                          for s, t, n in to_assignment(space, amounts).entries)
 

@@ -14,44 +14,42 @@ over each side's legal space). The values passed are typed (a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
-from trample.models.document.assignment import Assignment
+from trample.models.document.assignment import Assignment, Pair
 from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.game import state_json
 from trample.models.game.combat_steps import Assign
-from trample.models.game.state_json import apply as apply_to_state
-from trample.solver.interface.api import parse_time_limit
+from trample.solver.interface.requests import parse_time_limit
 from trample.solver.optimize.objectives import parse_objective
-from trample.solver.optimize.solve import solve as optimize
-from trample.solver.rules.assignment import Amounts, to_assignment
-from trample.solver.rules.legal_space import SIDES, Side, legal_space
-from trample.solver.rules.validate import Violation, check_legal, violations
+from trample.solver.optimize.solve import optimize
+from trample.solver.rules.assignment import to_assignment
+from trample.solver.rules.choosers import SIDES
+from trample.solver.rules.legal_space import legal_space
+from trample.solver.rules.validate import Violation, check_answer, step_violations
 
 
-def judge(combat: Combat, assignment: Mapping[tuple[str, str], int]) -> list[Violation]:
-    """Every rule a split of both sides of one step breaks; empty means legal.
+def judge(combat: Combat, assignment: Mapping[Pair, int]) -> list[Violation]:
+    """Every rule a split of both sides of one step breaks; empty means legal: the
+    validator's :func:`~trample.solver.rules.validate.step_violations`, as the game
+    model's ``judge``."""
+    with _refused_as_the_combat():
+        return step_violations(combat, assignment)
 
-    A creature's entries are judged against the legal space of the side that chooses its
-    split (its controller's, or the other's under 702.22j-k); a source in neither (not a creature in
-    this combat) assigns no combat damage (510.1).
-    """
-    by_side: dict[Side, Amounts] = {"attackers": {}, "blockers": {}}
-    found: list[Violation] = []
-    for (source, target), amount in assignment.items():
-        if amount <= 0:
-            continue
-        if source not in combat or combat.kind(source) != "creature":
-            found.append(Violation("510.1", source, target, f"{combat.label(source)} is not "
-                                   "an attacking or blocking creature in this combat, so it "
-                                   f"assigns no combat damage, but it is assigned {amount} "
-                                   f"to {combat.label(target)}"))
-            continue
-        side: Side = combat.chooser(combat.creature(source)) or "blockers"
-        by_side[side][(source, target)] = amount
-    for side in SIDES:
-        found += violations(legal_space(combat, side), by_side[side])
-    return found
+
+@contextmanager
+def _refused_as_the_combat() -> Iterator[None]:
+    """A refusal of the step's combat by the rules (a blocked Thorn Elemental whose split
+    the defending player chooses under 702.22j, say) as the game model words a refusal
+    of its combat document: InputError ``combat``, naming the field."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError("combat", f"the combat/1 document of this combat is refused at "
+                         f"{exc.path}: {exc.reason}") from exc
 
 
 def solver_assign(objective: list[str] | str | None = None,
@@ -70,9 +68,10 @@ def solver_assign(objective: list[str] | str | None = None,
     def assign(combat: Combat) -> Assignment:
         chosen: list[tuple[str, str, int]] = []
         for side in SIDES:
-            space = legal_space(combat, side)
+            with _refused_as_the_combat():
+                space = legal_space(combat, side)
             found = optimize(space, terms[side], seconds)
-            check_legal(space, found.amounts, "solve")
+            check_answer(space, found.amounts, "solve")
             chosen += to_assignment(space, found.amounts).entries
         return Assignment(tuple(chosen))
 
@@ -88,8 +87,8 @@ def apply(state: object, action: object, *, objective: list[str] | str | None = 
     ``combat_damage_step`` without ``assignment``) is chosen by the solver; every split,
     given or chosen, is judged by :func:`judge` before it is dealt.
     """
-    return apply_to_state(state, action, solver_assign(objective, blockers_objective,
-                                                       time_limit), judge)
+    return state_json.apply(state, action, solver_assign(objective, blockers_objective,
+                                                        time_limit), judge)
 
 
 def apply_request(params: Mapping[str, Any]) -> dict[str, Any]:

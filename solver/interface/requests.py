@@ -1,4 +1,5 @@
-"""What every request of the API shares: its time limit, and when it started.
+"""What every request of the API shares: its options (an argument, or the document's own
+field), its side, its time limit, and when it started.
 
 A request's time limit counts from when it was read (``serve``: the line), so that the
 answer comes within the limit of the request, not of the search alone.
@@ -8,9 +9,13 @@ from __future__ import annotations
 
 import numbers
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar
+from typing import Any
 
 from trample.models.document.errors import InputError
+from trample.models.document.reading import brief_repr
+from trample.solver.rules.choosers import SIDES, Side
 
 DEFAULT_TIME_LIMIT = 60.0
 """Seconds a search runs by default before answering ``feasible``."""
@@ -37,3 +42,22 @@ def deadline(raw: object, path: str = "time_limit") -> float:
     """The moment a request with time limit ``raw`` must be answered by."""
     started = request_started.get() or time.monotonic()
     return started + parse_time_limit(raw, path)
+
+
+def request_field(document: Mapping[str, Any], key: str, given: object) -> object:
+    """A request option: ``given`` (an argument), else the field of that name at the
+    document's top level (SPEC §5: ``side``, ``objective``, ``assignment``,
+    ``time_limit``), else None."""
+    if given is not None:
+        return given
+    return document.get(key) if type(document) is dict or isinstance(document, Mapping) \
+        else None
+
+
+def parse_side(raw: object, path: str = "side") -> Side:
+    """``attackers`` (default) or ``blockers``."""
+    if raw is None:
+        return "attackers"
+    if not isinstance(raw, str) or raw not in SIDES:
+        raise InputError(path, f"must be 'attackers' or 'blockers', not {brief_repr(raw)}")
+    return "attackers" if raw == "attackers" else "blockers"

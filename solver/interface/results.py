@@ -4,6 +4,8 @@ that type checkers see the keys. At run time they are plain dicts (JSON as print
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+from trample.solver.optimize.status import Status
+
 
 class Entry(TypedDict):
     """One (source, target, amount) of an assignment."""
@@ -16,7 +18,7 @@ class Entry(TypedDict):
 class SolveResult(TypedDict):
     """``solve``: ``bound`` only when ``status`` is ``feasible``."""
 
-    status: Literal["optimal", "feasible"]
+    status: Status
     side: Literal["attackers", "blockers"]
     step: Literal["first_strike", "regular"]
     objective: dict[str, int]
@@ -157,7 +159,7 @@ class EvaluatedBlocks(TypedDict):
 
     legal: bool
     violations: NotRequired[list[BlockViolationJson]]
-    status: NotRequired[Literal["optimal", "feasible"]]
+    status: NotRequired[Status]
     objective: NotRequired[dict[str, int]]
     first_strike: NotRequired[list[Entry]]
     line: NotRequired[LineJson]
@@ -172,7 +174,7 @@ class EvaluateBlocksResult(TypedDict):
 class BestBlockResult(TypedDict):
     """``best_block``: ``ties`` only when asked for."""
 
-    status: Literal["optimal", "feasible"]
+    status: Status
     blocks: list[BlockPairJson]
     objective: dict[str, int]
     first_strike: list[Entry]
@@ -190,7 +192,7 @@ class AttackJson(TypedDict):
 class BestAttackResult(TypedDict):
     """``best_attack``: the attack, the defenders' best block against it, ``plan`` on it."""
 
-    status: Literal["optimal", "feasible"]
+    status: Status
     attacks: list[AttackJson]
     objective: dict[str, int]
     blocks: list[BlockPairJson]

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from trample.models.document.assignment import Pair
 from trample.solver.interface.api import Prepared, prepare
 
 Document = Mapping[str, Any]
@@ -68,7 +69,7 @@ class SplitActions:
 
     def __init__(self, combat: Document | Prepared, *, side: str | None = None) -> None:
         self.handle = combat if isinstance(combat, Prepared) else prepare(combat, side=side)
-        self.pairs: list[tuple[str, str]] = self.handle.pair_order()
+        self.pairs: list[Pair] = self.handle.pair_order()
         self.count: int = self.handle.actions.total
 
     # -- flat ----------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 from trample.models.document.combat import brief_repr
 from trample.models.document.errors import InputError, InternalError, TrampleError
-from trample.solver.count.counting import CountOutOfReach
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.interface import api
 from trample.solver.interface.methods import (
     METHODS,

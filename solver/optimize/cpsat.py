@@ -13,18 +13,25 @@ from dataclasses import dataclass, replace
 from functools import partial
 from itertools import pairwise
 from math import floor, inf, prod
-from typing import Any, Literal
+from typing import Any
 
 from ortools.sat.python import cp_model
 
+from trample.models.document.assignment import Pair
 from trample.models.document.errors import InternalError
 from trample.models.document.keywords import DEATHTOUCH, INDESTRUCTIBLE
-from trample.models.document.outcomes import INFECT, LIFELINK, POISON_TO_LOSE, WITHER, Outcome
-from trample.models.document.outcomes import creature_dies as _dies_now
+from trample.models.document.outcomes import (
+    INFECT,
+    LIFELINK,
+    POISON_TO_LOSE,
+    WITHER,
+    Outcome,
+    creature_dies,
+)
+from trample.solver.optimize import isolated
 from trample.solver.optimize.cancel import Cancel
 from trample.solver.optimize.fastpath import ceilings
 from trample.solver.optimize.isolated import Answer, NoChildProcess
-from trample.solver.optimize.isolated import solve as isolated_solve
 from trample.solver.optimize.kill_bound import Ceiling, kills_ceiling
 from trample.solver.optimize.objectives import (
     DAMAGE_KINDS,
@@ -39,10 +46,9 @@ from trample.solver.optimize.objectives import (
 )
 from trample.solver.optimize.rows import RowModel, Translation
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
+from trample.solver.optimize.status import RunStatus
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Source
-
-Status = Literal["optimal", "feasible", "unknown"]
 
 MAX_WEIGHT = 2**50
 """Largest product of term ranges for which the terms are combined into one weighted sum."""
@@ -52,7 +58,9 @@ MAX_WEIGHT = 2**50
 class GroupResult:
     """The best assignment found for a group, and whether it is proved optimal."""
 
-    status: Status
+    status: RunStatus
+    """``OPTIMAL``, ``FEASIBLE`` or ``UNKNOWN`` (stopped before any split: ``amounts``
+    empty)."""
     amounts: Amounts
     wall_time: float
     stages: int
@@ -63,6 +71,22 @@ class GroupResult:
 
 class SearchFailed(InternalError):
     """CP-SAT answered a status that a correct model of a legal space cannot have."""
+
+
+_RUN_STATUS = {
+    cp_model.OPTIMAL: RunStatus.OPTIMAL,
+    cp_model.FEASIBLE: RunStatus.FEASIBLE,
+    cp_model.UNKNOWN: RunStatus.UNKNOWN,
+    cp_model.INFEASIBLE: RunStatus.INFEASIBLE,
+    cp_model.MODEL_INVALID: RunStatus.INVALID,
+}
+
+
+def run_status(code: cp_model.CpSolverStatus) -> RunStatus:
+    """CP-SAT's status code as a :class:`RunStatus`: the one place that reads CP-SAT's
+    codes (a search stopped by its time or work limit, or by ``stop_search``, is
+    ``FEASIBLE`` with a solution and ``UNKNOWN`` without)."""
+    return _RUN_STATUS.get(code, RunStatus.INVALID)
 
 
 class _Model(cp_model.CpModel):
@@ -116,10 +140,10 @@ def _effort(settings: SearchSettings) -> Effort | None:
     return None if settings.effort is None else Effort(settings.effort)
 
 
-def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
+def _run(model: cp_model.CpModel, x: dict[Pair, cp_model.IntVar],
          best: Amounts | None, deadline: float | None,
          settings: SearchSettings, effort: Effort | None = None
-         ) -> tuple[cp_model.CpSolverStatus, Answer]:
+         ) -> tuple[RunStatus, Answer]:
     """Solve ``model`` deterministically: one worker for a bounded effort (most models
     are proved there), then, if not proved, a portfolio of workers whose search is
     interleaved in a fixed order. The first try on a small model is the quick one (no
@@ -130,7 +154,7 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     runs in a child process (:mod:`trample.solver.optimize.isolated`) unless
     ``settings.isolate`` is off: a C++ exception in one of its worker threads would end
     this process."""
-    code: cp_model.CpSolverStatus = cp_model.UNKNOWN
+    code = RunStatus.UNKNOWN
     solver = _solver()
     answer: Answer = solver
     variables = model.proto.variables
@@ -194,9 +218,9 @@ def _run(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
                 break  # cancelled before this phase: the last phase's answer stands
         if effort is not None:
             effort.left -= answer.deterministic_time
-        if code == cp_model.FEASIBLE:
+        if code is RunStatus.FEASIBLE:
             best = {pair: answer.value(var) for pair, var in x.items()}
-        elif code != cp_model.UNKNOWN:
+        elif code is not RunStatus.UNKNOWN:
             break  # OPTIMAL, or a status the caller reports as a failure
         if settings.cancelled():
             break
@@ -209,7 +233,7 @@ CRASHES = (IndexError, RuntimeError, ValueError)
 
 
 def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, isolate: bool = False,
-           cancel: Cancel | None = None) -> tuple[cp_model.CpSolverStatus, Answer]:
+           cancel: Cancel | None = None) -> tuple[RunStatus, Answer]:
     """``solver.solve(model)``, tried again without the hint, then without presolve, if
     CP-SAT fails inside. Its 9.15 presolve can throw when it carries a hint across a
     reduced domain (``absl::btree_map::at``, or-tools issue 5288): a planeswalker pile-up
@@ -221,7 +245,7 @@ def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, isolate: bool = F
     def attempt() -> tuple[cp_model.CpSolverStatus, Answer]:
         if isolate:
             try:
-                return isolated_solve(model, solver.parameters, cancel)
+                return isolated.solve(model, solver.parameters, cancel)
             except NoChildProcess:
                 pass  # no child can start here: in this process, as before
             if cancel is not None:
@@ -230,19 +254,22 @@ def _solve(solver: cp_model.CpSolver, model: cp_model.CpModel, isolate: bool = F
         return solver.solve(model), solver
 
     try:
-        return attempt()
+        code, answer = attempt()
+        return run_status(code), answer
     except CRASHES as failed:
         error: Exception = failed
     if len(model.proto.solution_hint.vars) > 0:
         model.clear_hints()  # type: ignore[no-untyped-call]
         try:
-            return attempt()
+            code, answer = attempt()
+            return run_status(code), answer
         except CRASHES as failed:
             error = failed
     if solver.parameters.cp_model_presolve:
         solver.parameters.cp_model_presolve = False
         try:
-            return attempt()
+            code, answer = attempt()
+            return run_status(code), answer
         except CRASHES as failed:
             error = failed
     raise SearchFailed(f"CP-SAT failed inside: {type(error).__name__}: {error}") from error
@@ -262,13 +289,13 @@ def _stop(solver: cp_model.CpSolver) -> None:
     solver.stop_search()
 
 
-def _failure(code: cp_model.CpSolverStatus, model: cp_model.CpModel) -> SearchFailed:
+def _failure(code: RunStatus, model: cp_model.CpModel) -> SearchFailed:
     """The error for a status no correct model of a legal space has (the legal space
     always holds an assignment, and the model is built from it)."""
-    if code == cp_model.INFEASIBLE:
+    if code is RunStatus.INFEASIBLE:
         return SearchFailed("CP-SAT proved the model infeasible, but the legal space is "
                             "never empty: the model of the rules is broken")
-    if code == cp_model.MODEL_INVALID:
+    if code is RunStatus.INVALID:
         why = model.validate() or "no reason given"
         return SearchFailed(f"CP-SAT found the model invalid: {why}")
     return SearchFailed(f"CP-SAT answered an unexpected status {code!r}")
@@ -280,7 +307,7 @@ class GroupModel:
     every backend (CP-SAT here, HiGHS in :mod:`trample.solver.optimize.milp`) solves."""
 
     model: cp_model.CpModel
-    x: dict[tuple[str, str], cp_model.IntVar]
+    x: dict[Pair, cp_model.IntVar]
     """The amount each source assigns to each of its recipients."""
     expressions: list[cp_model.LinearExprT]
     """Each term's value over the group, in the objective's order."""
@@ -315,7 +342,7 @@ class RowGroup:
     """A group's model recorded as exact integer rows (:func:`build_rows`)."""
 
     translation: Translation
-    index: dict[tuple[str, str], int]
+    index: dict[Pair, int]
     """Each pair's variable."""
     lows: list[int]
     spans: list[int]
@@ -336,14 +363,14 @@ def build_rows(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str
 
 def _build(model: Any, space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
            exclude: frozenset[str], symmetry: bool | None, settings: SearchSettings,
-           ceiled: bool) -> tuple[dict[tuple[str, str], Any], list[Any], list[int],
+           ceiled: bool) -> tuple[dict[Pair, Any], list[Any], list[int],
                                   list[int], dict[str, Any]]:
     """Build the model of :func:`build_group` with ``model``'s calls (an OR-Tools
     ``CpModel``, or a :class:`trample.solver.optimize.rows.RowModel` recording rows: ``Any``,
     since both answer the same calls): the variables of the pairs, the terms'
     expressions, their ranges and the creatures' lethal literals."""
     # Variables: the amount each source assigns to each of its recipients.
-    x: dict[tuple[str, str], cp_model.IntVar] = {}
+    x: dict[Pair, cp_model.IntVar] = {}
     into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch_into: dict[str, list[cp_model.IntVar]] = {}
     deathtouch = space.deathtouch_pairs
@@ -526,7 +553,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     # The stage that ranks splits by `kills` first: the weighted sum, or its own stage.
     kills_stage = -1 if kills is None else 0 if len(expressions) == 1 else kills[0]
 
-    status: Status = "optimal"
+    status = RunStatus.OPTIMAL
     bound: list[int] | None = None  # the proved upper bound, per term
     # A legal assignment to start from (e.g. the greedy one): the first hint, and the
     # answer if the time limit leaves no room for a stage.
@@ -540,7 +567,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         remaining = None if deadline is None else deadline - time.monotonic()
         stopped = settings.cancelled()
         if (stopped or (remaining is not None and remaining <= 0)) and best is not None:
-            status = "feasible"
+            status = RunStatus.FEASIBLE
             break
         model.maximize(expression)
         if stage == kills_stage and kills is not None:
@@ -549,39 +576,39 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         else:
             code, solver = _run(model, x, best, deadline, settings, effort)
         stages += 1
-        if code == cp_model.OPTIMAL:
+        if code is RunStatus.OPTIMAL:
             best = {pair: solver.value(var) for pair, var in x.items()}
             proved.append(int(solver.objective_value))
             model.add(expression >= proved[-1])
             continue
-        if code == cp_model.FEASIBLE:
+        if code is RunStatus.FEASIBLE:
             best = {pair: solver.value(var) for pair, var in x.items()}
             bound = _bound(solver, code, weights, lows, spans, stage, proved)
-            status = "feasible"
+            status = RunStatus.FEASIBLE
             break
-        if code == cp_model.UNKNOWN:
+        if code is RunStatus.UNKNOWN:
             bound = _bound(solver, code, weights, lows, spans, stage, proved)
-            status = "unknown" if best is None else "feasible"
+            status = RunStatus.UNKNOWN if best is None else RunStatus.FEASIBLE
             break
         raise _failure(code, model)
-    if best is None and status == "optimal":
+    if best is None and status is RunStatus.OPTIMAL:
         # Every term is constant: any legal assignment is optimal.
         model.clear_objective()  # type: ignore[no-untyped-call]
         code, solver = _run(model, x, None, deadline, settings, effort)
-        if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if code.found:
             best = {pair: solver.value(var) for pair, var in x.items()}
-        elif code == cp_model.UNKNOWN:
-            status = "unknown"
+        elif code is RunStatus.UNKNOWN:
+            status = RunStatus.UNKNOWN
         else:
             raise _failure(code, model)
-    if status != "optimal" and bound is None:
+    if status is not RunStatus.OPTIMAL and bound is None:
         # Stopped between stages: the stages done are proved, the rest only bounded by
         # each term's range.
         highs = [lo + span for lo, span in zip(lows, spans, strict=True)]
         done = [] if weights else proved
         bound = [*done, *highs[len(done):]]
     gap = (0,) * len(terms)
-    if status != "optimal" and bound is not None:
+    if status is not RunStatus.OPTIMAL and bound is not None:
         # The bound is on the terms' expressions over this group; the value found is the
         # same quantity: the objective of the group's amounts less what no amount changes.
         got = evaluate(space, best or {}, terms, exclude)
@@ -611,11 +638,11 @@ def _kills_start(space: LegalSpace, sources: Sequence[Source], terms: Sequence[s
     return first, built.expressions[first], built.lows[first], ceiling
 
 
-def _attempt(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
+def _attempt(model: cp_model.CpModel, x: dict[Pair, cp_model.IntVar],
              kills: cp_model.LinearExprT, k: int, best: Amounts | None,
              deadline: float | None, settings: SearchSettings, effort: Effort | None,
              decided: Sequence[tuple[cp_model.IntVar, bool]] = ()
-             ) -> tuple[cp_model.CpSolverStatus, Answer]:
+             ) -> tuple[RunStatus, Answer]:
     """The best split of ``model`` (its objective) that kills at least ``k``: a copy of
     the model with that one constraint more (the same model whatever was tried before),
     and each literal of ``decided`` fixed (proved: every split that kills ``k`` kills, or
@@ -630,12 +657,12 @@ def _attempt(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
     return _run(trial, x, best, deadline, replace(settings, second_try=False), effort)
 
 
-def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_model.IntVar],
+def _kills_from_ceiling(model: cp_model.CpModel, x: dict[Pair, cp_model.IntVar],
                         best: Amounts | None, deadline: float | None,
                         settings: SearchSettings, kills: cp_model.LinearExprT, low: int,
                         ceiling: Ceiling, lethal: dict[str, cp_model.IntVar | bool],
                         effort: Effort | None = None
-                        ) -> tuple[cp_model.CpSolverStatus, Answer, Amounts | None]:
+                        ) -> tuple[RunStatus, Answer, Amounts | None]:
     """The stage that ranks splits by ``kills`` first (the model's objective), searched
     from ``ceiling`` (proved: no split kills more) down. The best split that kills at
     least k is the best of all once k + 1 is proved out of reach; so k = ceiling, then
@@ -668,11 +695,11 @@ def _kills_from_ceiling(model: cp_model.CpModel, x: dict[tuple[str, str], cp_mod
                     if not isinstance(lit := lethal.get(c, True), bool)]
         code, solver = _attempt(model, x, kills, k, best, deadline, settings, effort,
                                 literals)
-        if code == cp_model.OPTIMAL:
+        if code is RunStatus.OPTIMAL:
             return code, solver, best
-        if code == cp_model.FEASIBLE:  # a split at k, not proved best
+        if code is RunStatus.FEASIBLE:  # a split at k, not proved best
             best = {pair: solver.value(var) for pair, var in x.items()}
-        if code != cp_model.INFEASIBLE:
+        if code is not RunStatus.INFEASIBLE:
             break  # not settled (its effort, the clock or a cancel): k stays possible
         proved_below = k - 1
     model.add(kills <= proved_below)  # proved: no split kills more
@@ -694,11 +721,11 @@ def reaches(space: LegalSpace, sources: Sequence[Source], target: str, need: int
         return need <= 0
     built.model.add(sum(into) >= need)
     code, _ = _run(built.model, built.x, None, deadline, settings)
-    if code == cp_model.INFEASIBLE:
+    if code is RunStatus.INFEASIBLE:
         return False
-    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    if code.found:
         return True
-    if code == cp_model.UNKNOWN:
+    if code is RunStatus.UNKNOWN:
         return None
     raise _failure(code, built.model)
 
@@ -712,7 +739,7 @@ class _Outcomes:
     maximization makes the one direction enough everywhere else)."""
 
     def __init__(self, model: cp_model.CpModel, space: LegalSpace, score: Scoring,
-                 x: dict[tuple[str, str], cp_model.IntVar], exclude: frozenset[str]) -> None:
+                 x: dict[Pair, cp_model.IntVar], exclude: frozenset[str]) -> None:
         self.model, self.space, self.score, self.exclude = model, space, score, exclude
         combat = space.combat
         self.power = {s.id: s.power for s in space.sources}
@@ -724,7 +751,7 @@ class _Outcomes:
             f = score.effects.factor(sid, tid)
             if f > 0:
                 self.into.setdefault(tid, []).append((sid, f, var))
-        self.toxic: dict[tuple[str, str], cp_model.IntVar] = {}
+        self.toxic: dict[Pair, cp_model.IntVar] = {}
 
     def _linear(self, pairs: list[tuple[str, int, cp_model.IntVar]]
                 ) -> tuple[cp_model.LinearExprT, int]:
@@ -816,7 +843,7 @@ class _Outcomes:
             nothing = _nothing()
             worth = [(c, creature.value) for c, creature in score.candidates.items()
                      if c in self.into and creature.value != 0
-                     and not _dies_now(creature, nothing)]
+                     and not creature_dies(creature, nothing)]
             deaths: cp_model.LinearExprT = sum(v * self._dies(c, v < 0) for c, v in worth)
             return (deaths, sum(v for _, v in worth if v < 0),
                     sum(abs(v) for _, v in worth))
@@ -873,7 +900,7 @@ def _nothing() -> Outcome:
     return Outcome()
 
 
-def _bound(solver: Answer, code: cp_model.CpSolverStatus, weights: list[int],
+def _bound(solver: Answer, code: RunStatus, weights: list[int],
            lows: list[int], spans: list[int], stage: int,
            proved: list[int]) -> list[int] | None:
     """The per-term lexicographic upper bound after a stage stopped early.
@@ -882,10 +909,10 @@ def _bound(solver: Answer, code: cp_model.CpSolverStatus, weights: list[int],
     mixed radix of the weights. Staged: the terms already fixed at their optimum, the
     stopped term at CP-SAT's bound, the later ones at the top of their range.
     """
-    if code not in (cp_model.FEASIBLE, cp_model.UNKNOWN):
+    if not code.stopped:
         return None
     highs = [lo + span for lo, span in zip(lows, spans, strict=True)]
-    if code == cp_model.UNKNOWN:
+    if code is RunStatus.UNKNOWN:
         return [*proved[:stage], *highs[stage:]]
     top = floor(solver.best_objective_bound + 1e-6)
     if not weights:

@@ -24,8 +24,9 @@ wins. Tests prove this equal to CP-SAT and to brute force.
 A space whose only source is such a creature, on a plain combat (a tiny combat's usual
 shape), is answered by :func:`solve_single` without the general machinery of
 :mod:`trample.solver.optimize.solve`: the same candidates, each scored once, the objective read
-from the same scores, and the answer judged by :func:`lone_legal`, the validator's rules
-for one source (tests compare both with the general path, the validator and brute force).
+from the same scores, and the answer judged by the validator
+(:func:`~trample.solver.rules.validate.is_legal`; tests compare both with the general
+path and brute force).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import Player
 from trample.models.document.errors import InternalError
 from trample.models.document.outcomes import POISON_TO_LOSE
@@ -50,8 +52,9 @@ from trample.solver.optimize.objectives import (
     scoring,
 )
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_by, moved_choices
 from trample.solver.rules.legal_space import LegalSpace, Recipient, Source
-from trample.solver.rules.validate import check_legal
+from trample.solver.rules.validate import check_answer, is_legal
 
 MAX_CELLS = 150_000_000
 """Largest knapsack table (bundles of blockers x capacity) solved by dynamic programming:
@@ -287,7 +290,7 @@ def solve_lone(space: LegalSpace, source: Source, terms: Sequence[str],
     """The first best legal split of a source that shares no recipient (None: the
     knapsack would be too large, or the outcome terms see effects that the holding and
     passing analysis does not model; use another exact method)."""
-    if space.combat.moved_by(source.id) is not None:
+    if moved_by(space.combat, source.id) is not None:
         # Its recipients are the side's own creatures and players (702.22j-k): the
         # holding and passing analysis reads them as opposing ones.
         return None
@@ -314,28 +317,19 @@ def _lone_candidates(space: LegalSpace, source: Source) -> list[Amounts] | None:
     docstring), legal by construction; an optimum of any assigned-damage objective is
     among them. None: the knapsack would be too large."""
     power = source.power
-    # What it alone must assign to each blocker for lethal (space.lethal_from, inline:
-    # 510.1e; 1 with deathtouch, 702.2c; 0 once already lethally damaged).
-    combat = space.combat  # (its method called by name: native in the compiled build)
-    deathtouch = source.deathtouch
     walls: list[str] = []
     others: list[Recipient] = []
-    need: dict[str, int] = {}
+    need: dict[str, int] = {}  # what it alone must assign each blocker for lethal
     open_walls: list[str] = []
-    already: list[str] = []
+    already: list[str] = []  # already lethally damaged
     for r in source.recipients:
         if r.kind != "creature":
             others.append(r)
             continue
         w = r.id
         walls.append(w)
-        left = combat.creature(w).lethal_need
-        if left <= 0:
-            need[w] = 0
-            already.append(w)
-        else:
-            need[w] = 1 if deathtouch else left
-            open_walls.append(w)
+        need[w] = left = space.lethal_from(source, w)
+        (open_walls if left else already).append(w)
     candidates: list[Amounts] = []
 
     # Holding: the best set of blockers to kill, nothing past them.
@@ -366,7 +360,7 @@ Single = tuple[Amounts, dict[str, int]]
 
 
 def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
-    """:func:`trample.solver.optimize.solve.solve`'s answer (the same assignment, the same
+    """:func:`trample.solver.optimize.solve.optimize`'s answer (the same assignment, the same
     objective values, proved optimal) on a space of one source on a plain combat
     (:attr:`~trample.solver.optimize.objectives.Scoring.plain`), a tiny combat's usual shape;
     None when another method must answer (several sources, a moved choice, two sets of
@@ -376,9 +370,9 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
     terms read as their assigned-damage terms, the source's candidates
     (:func:`_lone_candidates`; a lone unconditioned recipient takes all) each scored once
     on those terms, the first best kept, its objective read from the same scores. The
-    answer is checked legal (:func:`lone_legal`) and kept with the space for the next
-    request with the same terms."""
-    if space.alternatives or len(space.sources) != 1 or space.combat.moved:
+    answer is checked legal (:func:`~trample.solver.rules.validate.is_legal`) and kept
+    with the space for the next request with the same terms."""
+    if space.alternatives or len(space.sources) != 1 or moved_choices(space.combat):
         return None
     asked = terms if type(terms) is tuple else tuple(terms)
     memo = space.memo
@@ -411,10 +405,10 @@ def solve_single(space: LegalSpace, terms: Sequence[str]) -> Single | None:
                 key = tuple(scored.values())
                 if key > best_key:
                     best, values, best_key = amounts, scored, key
-    if not lone_legal(space, source, best):
-        check_legal(space, best, "solve")  # the validator's words for what is wrong
-        raise InternalError("solve produced an assignment that the check of a single "
-                            "source refuses and the validator accepts")
+    if not is_legal(space, best):
+        check_answer(space, best, "solve")  # raises, in the validator's words
+        raise InternalError("solve produced an assignment that is_legal refuses and the "
+                            "validator accepts")
     answer = (best, plain_values(space, score, values, asked, shifted))
     if known is None:
         known = memo["single"] = {}
@@ -444,11 +438,9 @@ def lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amou
             total = score.kills_constant
             killable = score.killable
             if killable:
-                combat = space.combat
                 for c, got in received.items():
                     worth = killable.get(c)
-                    if worth is not None and (source.deathtouch
-                                              or got >= combat.creature(c).lethal_need):
+                    if worth is not None and got >= space.lethal_from(source, c):
                         total += worth
         elif term in DAMAGE_KINDS:
             if damage is None:
@@ -458,42 +450,6 @@ def lone_values(space: LegalSpace, score: Scoring, source: Source, amounts: Amou
             total = assigned_values(space, score, amounts, (term,))[term]
         values[term] = total
     return values
-
-
-def lone_legal(space: LegalSpace, source: Source, amounts: Amounts) -> bool:
-    """Whether ``amounts``, every entry of it from ``source``, the only source of its
-    space, is legal: each entry positive and to one of its recipients, all of its power
-    assigned (510.1a), and each recipient it assigns to past its conditions (702.19b-e:
-    every creature it requires lethally assigned, 510.1e, or dealt deathtouch damage,
-    702.2c; the planeswalker it requires loyalty-assigned, 702.19c). What
-    :func:`~trample.solver.rules.validate.violations` judges, for that one source."""
-    sid = source.id
-    received: dict[str, int] = {}
-    total = 0
-    for (s, t), amount in amounts.items():
-        if s != sid or amount <= 0:
-            return False
-        received[t] = amount
-        total += amount
-    if total != source.power:
-        return False
-    combat = space.combat
-    for r in source.recipients:
-        got = received.pop(r.id, 0)
-        if got <= 0 or not r.gated:
-            continue
-        for c in r.requires_lethal:
-            # Lethally assigned: its toughness less marked damage (510.1e), or any amount
-            # with deathtouch (702.2c; its blockers are its own recipients).
-            given = amounts.get((sid, c), 0)
-            if given < combat.creature(c).lethal_need and not (given > 0
-                                                                and source.deathtouch):
-                return False
-        walker = r.requires_loyalty
-        if walker is not None and \
-                amounts.get((sid, walker), 0) < combat.planeswalker(walker).loyalty:
-            return False
-    return not received  # nothing to a target that is none of its recipients
 
 
 def _plain_source(space: LegalSpace, source: Source) -> bool:
@@ -615,7 +571,7 @@ def most_to(space: LegalSpace, sources: Sequence[Source], target: str) -> int:
     return min(total, individual)
 
 
-def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, str], int]:
+def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[Pair, int]:
     """For each gated pair of ``sources``, the most its source can legally assign to it
     (only those below the source's power). 702.19b-e: the recipient gets damage only once
     every item of its conditions is lethally or loyalty-assigned by all sources together;
@@ -627,7 +583,7 @@ def ceilings(space: LegalSpace, sources: Sequence[Source]) -> dict[tuple[str, st
     touching = space.deathtouch_pairs
     conditions = space.conditions
     helped: dict[str, tuple[int, frozenset[str]]] = {}
-    out: dict[tuple[str, str], int] = {}
+    out: dict[Pair, int] = {}
     for s in sources:
         own = {r.id for r in s.recipients}
         for r in s.recipients:

@@ -2,12 +2,15 @@
 
 Both users of HiGHS (the MILP backend, :mod:`.milp`, and the kills ceiling's linear
 program, :mod:`.kill_bound`) make their instance here, silent, seeded and on
-:data:`THREADS` threads. Importing this does not load HiGHS.
+:data:`THREADS` threads, and read how its run ended here (:func:`run_status`). Importing
+this does not load HiGHS.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from trample.solver.optimize.status import RunStatus
 
 THREADS = 1
 """HiGHS's threads: one. A second worker only costs CPU on groups this small (a few
@@ -26,3 +29,22 @@ def new_highs(*options: tuple[str, bool | float | str]) -> Any:
                         *options):
         h.setOptionValue(name, value)
     return h
+
+
+def run_status(h: Any) -> RunStatus:
+    """How the last run of HiGHS instance ``h`` ended, as a :class:`RunStatus`: the one
+    place that reads HiGHS's model statuses. A time, node or solution limit is
+    ``FEASIBLE`` when HiGHS holds a feasible solution and ``UNKNOWN`` otherwise; a status
+    trample never asks for (an iteration limit, an interrupt) or a failure is
+    ``INVALID``, as is unboundedness (a legal space's model is bounded)."""
+    from highspy import _core as highs
+
+    status = h.getModelStatus()
+    if status == highs.HighsModelStatus.kOptimal:
+        return RunStatus.OPTIMAL
+    if status in (highs.HighsModelStatus.kTimeLimit, highs.HighsModelStatus.kSolutionLimit):
+        feasible = h.getInfo().primal_solution_status == highs.kSolutionStatusFeasible
+        return RunStatus.FEASIBLE if feasible else RunStatus.UNKNOWN
+    if status == highs.HighsModelStatus.kInfeasible:
+        return RunStatus.INFEASIBLE
+    return RunStatus.INVALID

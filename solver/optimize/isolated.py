@@ -146,11 +146,11 @@ def _search(model_text: str, parameters_text: str, sent: float,
         code = solver.solve(model)
     except Exception as exc:  # a C++ exception of the calling thread, as Python's
         return ("failed", f"{type(exc).__name__}: {exc}")
-    found = code in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    return ("answer", int(code),
-            tuple(solver.response_proto.solution) if found else (),
-            solver.objective_value if found else 0.0, solver.best_objective_bound,
-            solver.deterministic_time)
+    # The status is read in the parent (:func:`trample.solver.optimize.cpsat.run_status`):
+    # CP-SAT's response holds a solution exactly when it found one.
+    solution = tuple(solver.response_proto.solution)
+    return ("answer", int(code), solution, solver.objective_value if solution else 0.0,
+            solver.best_objective_bound, solver.deterministic_time)
 
 
 def main() -> None:

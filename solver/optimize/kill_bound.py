@@ -55,8 +55,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from trample.solver.optimize.fastpath import merge_steps
-from trample.solver.optimize.highs import new_highs
+from trample.solver.optimize.highs import new_highs, run_status
 from trample.solver.optimize.objectives import scoring
+from trample.solver.optimize.status import RunStatus
 from trample.solver.rules.legal_space import LegalSpace, Source
 
 MAX_CELLS = 50_000
@@ -251,7 +252,6 @@ def _prices(sources: Sequence[Source], shared: Sequence[str], needs: Sequence[in
     w_s + (d - P_s) m_s >= f_s(d) at the vertices of f_s's concave envelope, all of u,
     lam, m at least 0, solved by HiGHS; None if it is not solved."""
     import numpy as np
-    from highspy import _core as highs
 
     n_shared = len(shared)
     linked = [s for s in sources if s.id in reach]
@@ -290,7 +290,7 @@ def _prices(sources: Sequence[Source], shared: Sequence[str], needs: Sequence[in
     h.addRows(len(rows), np.array([lo for _, _, lo in rows]), np.full(len(rows), np.inf),
               len(index), starts, np.array(index, dtype=np.int32), np.array(coefs))
     h.run()
-    if h.getModelStatus() != highs.HighsModelStatus.kOptimal:
+    if run_status(h) is not RunStatus.OPTIMAL:
         return None
     found = h.getSolution().col_value
     return [max(round(found[k] * SCALE), 0) for k in range(n_shared)]

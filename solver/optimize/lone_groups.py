@@ -15,7 +15,7 @@ much (up to the threshold), sends at least as much to each other tracked target,
 no recipient it does not, and is worth at least as much on every other term.
 
 Then the group is a dynamic program over the sources, in an order that closes tracked
-targets early (:func:`~trample.solver.count.counting.greedy_order`): its state is, per tracked
+targets early (:func:`~trample.solver.count.greedy_order`): its state is, per tracked
 target still open, the damage given so far capped at its threshold and whether a
 recipient that requires it was used; its value the sum of the candidates' values.
 Lexicographic order is compatible with adding vectors, so keeping the best value per
@@ -47,10 +47,11 @@ from math import prod
 from operator import itemgetter, mul
 from typing import Any
 
-from trample.solver.count.counting import greedy_order
+from trample.solver.count.frontier_order import greedy_order
 from trample.solver.optimize.fastpath import holding, lone_values, solve_lone
 from trample.solver.optimize.objectives import Scoring, scoring
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_by
 from trample.solver.rules.legal_space import LegalSpace, Part, Recipient, Source
 
 ASSIGNED_TERMS = frozenset({"kills", "lethal", "planeswalker_kills", "battle_kills",
@@ -71,7 +72,7 @@ GREEDY_SOURCES = 64
 """Groups of more sources keep their parts' order rather than the greedy one."""
 
 Vector = tuple[int, ...]
-State = tuple[tuple[int, ...], tuple[bool, ...]]
+Reached = tuple[tuple[int, ...], tuple[bool, ...]]
 """Per tracked target: the damage given so far, capped at its threshold (0 once closed);
 whether a recipient that requires it was used."""
 Candidate = tuple[Amounts, Vector, tuple[int, ...], tuple[bool, ...]]
@@ -93,7 +94,7 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     if len(sources) < 2:
         return None
     combat = space.combat
-    if any(combat.moved_by(s.id) is not None for s in sources):
+    if any(moved_by(combat, s.id) is not None for s in sources):
         return None
     score = scoring(space)
     counted = [score.assigned_thresholds[term] for term in THRESHOLD_TERMS if term in terms]
@@ -190,11 +191,11 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
     # The state holds the open targets only, in the order they opened: a target opens
     # at its first source and closes after its last.
     opened: list[int] = []
-    start: State = ((), ())
-    states: dict[State, int] = {start: 0}
+    start: Reached = ((), ())
+    states: dict[Reached, int] = {start: 0}
     # Per source: each state reached -> (the state before it, the candidate taken), to
     # read the best path back at the end.
-    back: list[dict[State, tuple[State, int]]] = []
+    back: list[dict[Reached, tuple[Reached, int]]] = []
     work = 0
     checked = 0  # the work when the clock was last read
     for n, j in enumerate(order):
@@ -214,8 +215,8 @@ def solve_lone_group(space: LegalSpace, group: Sequence[Part], terms: Sequence[s
                  for _, gain, sent, requires in found]
         pad_got = (0,) * len(fresh)
         pad_used = (False,) * len(fresh)
-        following: dict[State, int] = {}
-        came: dict[State, tuple[State, int]] = {}
+        following: dict[Reached, int] = {}
+        came: dict[Reached, tuple[Reached, int]] = {}
         for state, value in states.items():
             work += len(moves)
             if work > budget:
@@ -354,24 +355,24 @@ def lone_shaped(space: LegalSpace, group: Sequence[Part]) -> bool:
         return False
     sources = [s for part in group for s in part.sources]
     combat = space.combat
-    if any(combat.moved_by(s.id) is not None for s in sources):
+    if any(moved_by(combat, s.id) is not None for s in sources):
         return False
     walls = [r.id for s in sources for r in s.recipients if r.kind == "creature"]
     return len(set(walls)) == len(walls)
 
 
-def _undominated(states: dict[State, int], sweep: int) -> dict[State, int]:
+def _undominated(states: dict[Reached, int], sweep: int) -> dict[Reached, int]:
     """``states`` without those another state dominates along one tracked target
     (``sweep``): the same in every other respect, giving no less to that target and
     worth at least as much (every completion of the one is a completion of the other,
     worth as much more, as every increase of that target helps)."""
     if not states:
         return states
-    buckets: dict[tuple[object, ...], list[State]] = {}
+    buckets: dict[tuple[object, ...], list[Reached]] = {}
     for state in states:
         got, used = state
         buckets.setdefault((got[:sweep], got[sweep + 1:], used), []).append(state)
-    kept: dict[State, int] = {}
+    kept: dict[Reached, int] = {}
     for members in buckets.values():
         members.sort(key=lambda st: st[0][sweep], reverse=True)
         top: int | None = None

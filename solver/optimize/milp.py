@@ -31,10 +31,11 @@ import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
 
 from trample.solver.optimize.cpsat import GroupResult, build_rows, weighted_bound_digits
-from trample.solver.optimize.highs import new_highs
+from trample.solver.optimize.highs import new_highs, run_status
 from trample.solver.optimize.objectives import evaluate
 from trample.solver.optimize.rows import Linear, Row, Translation, literal_form, literals_sum
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
+from trample.solver.optimize.status import RunStatus
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import LegalSpace, Source
 
@@ -406,10 +407,10 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         # answered it back unchanged as optimal for another objective.
         h.run()
         runs += 1
-        status = h.getModelStatus()
+        status = run_status(h)
         info = h.getInfo()
         found: list[int] | None = None
-        if info.primal_solution_status == 2:  # kSolutionStatusFeasible
+        if status.found:
             values = [round(v) for v in h.getSolution().col_value]
             if holds(t, values) and all(_value(r.form, values) >= p for r, p in
                                         zip(reduced, proved, strict=False)
@@ -419,7 +420,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         top_int = ceiling if not np.isfinite(top) else min(floor(top + BOUND_SLACK), ceiling)
         if found is not None:
             value = _value(form, found)
-            if status == highs.HighsModelStatus.kOptimal and top_int == value:
+            if status is RunStatus.OPTIMAL and top_int == value:
                 best = found
                 if weights:
                     proved = [0 if r.form is None else _value(r.form, found)
@@ -429,7 +430,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
                     _add_row(h, {i: float(c) for i, c in form[0].items()}, float(value),
                              inf)
                 continue
-        if status != highs.HighsModelStatus.kTimeLimit:
+        if not status.stopped:
             return None  # not proved, and not for lack of time: CP-SAT settles it
         if found is not None:
             best = found
@@ -444,12 +445,12 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     elif bound is not None and hint is not None:
         amounts = dict(hint())
     elif bound is not None:
-        return GroupResult("unknown", {}, time.monotonic() - started, runs,
+        return GroupResult(RunStatus.UNKNOWN, {}, time.monotonic() - started, runs,
                            (0,) * len(terms))
     else:
         # Every term is constant: any legal assignment is optimal; HiGHS finds one.
         h.run()
-        if h.getInfo().primal_solution_status != 2:
+        if not run_status(h).found:
             return None
         values = [round(v) for v in h.getSolution().col_value]
         if not holds(t, values):
@@ -461,7 +462,7 @@ def solve_group(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
         base = evaluate(space, {}, terms, exclude)
         gap = tuple(max(r.value(b) - (got[term] - base[term]), 0)
                     for r, b, term in zip(reduced, bound, terms, strict=True))
-    return GroupResult("optimal" if bound is None else "feasible",
+    return GroupResult(RunStatus.OPTIMAL if bound is None else RunStatus.FEASIBLE,
                        {pair: a for pair, a in amounts.items() if a > 0},
                        time.monotonic() - started, runs, gap)
 
@@ -500,14 +501,13 @@ def relaxed_bound(space: LegalSpace, sources: Sequence[Source], term: str,
         cost[i] = float(c)
     h.changeColsCost(n, np.arange(n, dtype=np.int32), cost)
     h.run()
-    status = h.getModelStatus()
+    status = run_status(h)
     if root:
         top: float = h.getInfo().mip_dual_bound
         # A bound HiGHS proved holds wherever it stopped (node or time limit).
-        if status not in (highs.HighsModelStatus.kOptimal, highs.HighsModelStatus.kTimeLimit,
-                          highs.HighsModelStatus.kSolutionLimit) or not np.isfinite(top):
+        if not (status is RunStatus.OPTIMAL or status.stopped) or not np.isfinite(top):
             return None
-    elif status != highs.HighsModelStatus.kOptimal:
+    elif status is not RunStatus.OPTIMAL:
         return None
     else:
         top = h.getInfo().objective_function_value

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import Combat, Creature, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.keywords import INDESTRUCTIBLE
@@ -29,7 +30,8 @@ from trample.models.document.outcomes import (
     planeswalker_dies,
     player_loses,
 )
-from trample.solver.rules.legal_space import LegalSpace, Side, Source, mode_space, modes_of
+from trample.solver.rules.choosers import Side, moved_choices
+from trample.solver.rules.legal_space import LegalSpace, Source, mode_space, modes_of
 
 ASSIGNED_TERMS: tuple[str, ...] = ("lethal", "kills", "planeswalker_kills", "battle_kills",
                                    "player_damage", "planeswalker_damage", "battle_damage")
@@ -266,10 +268,10 @@ def scoring(space: LegalSpace) -> Scoring:
     killable: dict[str, int] = {}
     kills_constant = deaths_extra = 0
     for c in space.kill_candidates:
-        if INDESTRUCTIBLE in c.keywords:  # not space.is_killable(c): lethal damage spares it
-            if c.toughness <= 0:
+        if not space.is_killable(c):  # lethal damage spares it, 0 toughness does not
+            if dies(c.toughness, c.damage, True, False) is not None:
                 deaths_extra += c.value
-        elif c.toughness - c.damage <= 0:  # its lethal_need: already lethally damaged
+        elif space.is_lethally_assigned(c.id, _NONE_RECEIVED, ()):  # already lethally damaged
             kills_constant += c.value
         elif c.id in kind:
             killable[c.id] = c.value
@@ -337,10 +339,8 @@ def chooses_for_other_side(space: LegalSpace) -> bool:
     """Whether the space's side chooses the split of a creature of the other side
     (702.22j-k, or ``assigned_by: opponent``): that creature's damage goes to the side's
     own creatures and players, so ``survivals`` and ``life_kept`` can vary."""
-    combat = space.combat
-    if not combat.moves_a_choice:
-        return False
-    return any(combat.moved_by(s.id) is not None for s in space.sources)
+    moved = moved_choices(space.combat)
+    return bool(moved) and any(s.id in moved for s in space.sources)
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,7 +386,7 @@ def own_players(space: LegalSpace) -> frozenset[str]:
     return frozenset(p.id for p in combat.defending_players)
 
 
-def evaluate(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+def evaluate(space: LegalSpace, amounts: Mapping[Pair, int],
              terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
     """The value of each term for a (legal) assignment, in the order of ``terms``.
 
@@ -450,9 +450,9 @@ def _own_total(space: LegalSpace) -> int:
     attackers = space.side == "attackers"
     total = 0
     for c in space.combat.creatures:
-        if (c.attacking is not None if attackers else c.blocking) and c.toughness > 0 \
-                and (c.damage < c.toughness or INDESTRUCTIBLE in c.keywords):
-            total += c.value  # alive before damage: dies(...) is None
+        if (c.attacking is not None if attackers else c.blocking) \
+                and dies(c.toughness, c.damage, c.has(INDESTRUCTIBLE), False) is None:
+            total += c.value  # alive before damage
     return total
 
 
@@ -479,7 +479,7 @@ def _plain_plan(terms: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
 _PLAIN_PLANS: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
 
 
-def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[Pair, int],
                     terms: Sequence[str]) -> dict[str, int]:
     """The values of assigned-damage ``terms`` for a legal assignment, no target left out
     (what :func:`evaluate` reads them from; no keeping of the last few scored)."""
@@ -487,9 +487,11 @@ def assigned_values(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[st
 
 
 _NOTHING: frozenset[str] = frozenset()
+_NONE_RECEIVED: dict[str, int] = {}
+"""Damage received before any is assigned (read, never changed)."""
 
 
-def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
+def dealt_values(space: LegalSpace, amounts: Mapping[Pair, int],
                  terms: Sequence[str], exclude: frozenset[str] = frozenset()) -> dict[str, int]:
     """:func:`evaluate` with every outcome term read from the damage dealt
     (:func:`~trample.models.document.outcomes.deal`), plain combat or not: the reference that the
@@ -497,7 +499,7 @@ def dealt_values(space: LegalSpace, amounts: Mapping[tuple[str, str], int],
     return _evaluate(space, scoring(space), amounts, terms, exclude)
 
 
-def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[tuple[str, str], int],
+def _evaluate(space: LegalSpace, score: Scoring, amounts: Mapping[Pair, int],
               terms: Sequence[str], exclude: frozenset[str]) -> dict[str, int]:
     """:func:`evaluate`, outcome terms from the damage dealt. (Written as plain loops: a
     tiny solve scores a handful of candidates, and this is most of its time.)"""
@@ -616,7 +618,7 @@ def identical_creatures(space: LegalSpace, sources: Sequence[Source]
     """
     score = scoring(space)
     senders: dict[str, list[tuple[str, tuple[str, ...], str | None]]] = {}
-    gates: dict[str, list[tuple[str, str]]] = {}
+    gates: dict[str, list[Pair]] = {}
     for s in sources:
         for r in s.recipients:
             if r.kind == "creature":

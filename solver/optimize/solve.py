@@ -30,9 +30,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 from itertools import product
 from math import comb
-from typing import Literal
 
-from trample.solver.count.counting import CountOutOfReach, PartSpace, lazy_product
+from trample.solver.count.compositions import lazy_product
+from trample.solver.count.declared import PartSpace
+from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.fastpath import most_to, solve_lone
 from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.lone_groups import lone_shaped, solve_lone_group
@@ -47,6 +48,7 @@ from trample.solver.optimize.objectives import (
     scoring,
 )
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
+from trample.solver.optimize.status import RunStatus, Status
 from trample.solver.rules.assignment import Amounts
 from trample.solver.rules.legal_space import (
     LegalSpace,
@@ -57,7 +59,7 @@ from trample.solver.rules.legal_space import (
     components,
     mode_space,
 )
-from trample.solver.rules.validate import check_legal, violations
+from trample.solver.rules.validate import check_answer, violations
 
 SMALL_GROUP = 64
 """A group with at most this many legal assignments is solved by looking at each."""
@@ -79,12 +81,10 @@ would not be built before the deadline is not started."""
 LOAD_SECONDS = 1.5
 """A generous estimate of the time to load OR-Tools, the first time a search runs."""
 
-Status = Literal["optimal", "feasible"]
-
-
 @dataclass(frozen=True, slots=True)
 class Solution:
-    """The assignment ``solve`` found, its objective values, and whether it is proved best."""
+    """The assignment :func:`optimize` found, its objective values, and whether it is
+    proved best."""
 
     status: Status
     amounts: Amounts
@@ -237,9 +237,7 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         # Building the model alone would overrun the time limit: the greedy split, legal,
         # with the bound that needs no search.
         return _unsearched_gap(space, sources, terms, exclude, start()), start()
-    from trample.solver.optimize.cpsat import (
-        solve_group as cpsat,  # OR-Tools loads only when needed
-    )
+    from trample.solver.optimize import cpsat  # OR-Tools loads only when needed
 
     result = None
     pairs = sum(len(s.recipients) for s in sources)
@@ -257,18 +255,21 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
         effort = settings.milp_probe_time
     if effort is not None:
         probe = replace(settings, effort=effort, second_try=False)
-        tried = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=probe)
-        if tried.status == "optimal":
+        tried = cpsat.solve_group(space, sources, terms, deadline, exclude, hint=start(),
+                                  settings=probe)
+        if tried.status is RunStatus.OPTIMAL:
             return None, tried.amounts
         if settings.cancelled() or (deadline is not None and time.monotonic() >= deadline):
             return tried.gap, tried.amounts  # stopped: the best split the try found
     if settings.backend in ("milp", "auto"):
-        from trample.solver.optimize.milp import solve_group as milp
+        from trample.solver.optimize import milp
 
-        result = milp(space, sources, terms, deadline, exclude, hint=start, settings=settings)
+        result = milp.solve_group(space, sources, terms, deadline, exclude, hint=start,
+                                  settings=settings)
     if result is None:
-        result = cpsat(space, sources, terms, deadline, exclude, hint=start(), settings=settings)
-    return (None if result.status == "optimal" else result.gap), result.amounts
+        result = cpsat.solve_group(space, sources, terms, deadline, exclude, hint=start(),
+                                   settings=settings)
+    return (None if result.status is RunStatus.OPTIMAL else result.gap), result.amounts
 
 
 def _time_to_search(sources: Sequence[Source], deadline: float) -> bool:
@@ -545,11 +546,12 @@ def _most_damage(space: LegalSpace, part: Part, target: str, deadline: float | N
     if _capped_in_highs(part, settings):
         # Capped at the threshold, HiGHS stops at the first assignment that reaches it
         # instead of proving the most damage.
-        from trample.solver.optimize.milp import solve_group as milp
+        from trample.solver.optimize import milp
 
         found = None if deadline is not None and not _time_to_search(part.sources, deadline) \
-            else milp(space, part.sources, [term], deadline, settings=settings, cap=cap)
-        if found is not None and found.status == "optimal":
+            else milp.solve_group(space, part.sources, [term], deadline, settings=settings,
+                                  cap=cap)
+        if found is not None and found.status is RunStatus.OPTIMAL:
             return min(evaluate(space, found.amounts, [term])[term], cap)
     [(gap, amounts)] = solve_groups(space, [[part]], [term], frozenset(), deadline, settings)
     if gap is not None:
@@ -603,7 +605,7 @@ def _most_damage_of_small(space: LegalSpace, parts: Sequence[Part], target: str,
                for part, (gap, amounts) in zip(parts, found, strict=True))
 
 
-def solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
+def optimize(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
     """The lexicographically best legal assignment for ``terms``.
 
@@ -649,7 +651,7 @@ def mode_vectors(space: LegalSpace) -> Iterator[dict[str, Mode]]:
 def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
                 settings: SearchSettings = SHIPPED,
                 deadline: float | None = None) -> Solution:
-    """:func:`solve` on a space whose attackers may assign as though unblocked.
+    """:func:`optimize` on a space whose attackers may assign as though unblocked.
 
     Its legal splits are the union of the 2^k spaces with each such attacker fixed to
     one set (:func:`~trample.solver.rules.legal_space.mode_space`), so the best over the union
@@ -665,7 +667,7 @@ def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | Non
     top: tuple[int, ...] | None = None  # the greatest bound (or proved value) so far
     proved = True
     for modes in mode_vectors(space):
-        found = solve(mode_space(space, modes), terms, None, settings, deadline)
+        found = optimize(mode_space(space, modes), terms, None, settings, deadline)
         key = tuple(found.objective[t] for t in terms)
         if best is None or key > best_key:
             best, best_key = found, key
@@ -674,7 +676,7 @@ def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | Non
             top = high
         proved = proved and found.status == "optimal"
     assert best is not None and top is not None
-    check_legal(space, best.amounts, "solve")
+    check_answer(space, best.amounts, "solve")
     if proved:
         return Solution("optimal", best.amounts, best.objective)
     return Solution("feasible", best.amounts, best.objective,
@@ -683,7 +685,7 @@ def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | Non
 
 def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
            settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
-    """:func:`solve` on the terms as given.
+    """:func:`optimize` on the terms as given.
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
     stops a group early keeps the best assignment found for it (at worst the greedy one).
@@ -791,7 +793,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             gaps[indices[0]] = gap
 
     result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
-    check_legal(space, result, "solve")
+    check_answer(space, result, "solve")
     objective = evaluate(space, result, terms)
     open_gaps = [g for g in gaps if g is not None]
     if not open_gaps:

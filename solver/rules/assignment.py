@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from trample.models.document.assignment import Assignment, entries_json
+from trample.models.document.assignment import Assignment, Pair, entries_json
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
 from trample.solver.rules.legal_space import LegalSpace
 from trample.solver.rules.pieces import union_pairs
 
-Amounts = dict[tuple[str, str], int]
+Amounts = dict[Pair, int]
 """The solver's working form inside its hot paths: (source, target) -> amount, positive
 amounts only. It leaves the solver as an :class:`Assignment` (:func:`to_assignment`)."""
 
@@ -42,7 +42,7 @@ def parse_assignment(combat: Combat, raw: object, path: str = "assignment") -> A
 
 
 def canonical(space: LegalSpace,
-              amounts: Mapping[tuple[str, str], int]) -> list[tuple[str, str, int]]:
+              amounts: Mapping[Pair, int]) -> list[tuple[str, str, int]]:
     """The entries of ``amounts`` (positive only), sources and targets in legal-space
     order: the canonical order of every assignment the solver answers."""
     if not space.alternatives:
@@ -57,7 +57,7 @@ def canonical(space: LegalSpace,
                     entries.append((sid, r.id, amount))
         if len(entries) == sum(1 for a in amounts.values() if a > 0):
             return entries
-    order: dict[tuple[str, str], int] = {}
+    order: dict[Pair, int] = {}
     if space.alternatives:
         # The pairs of both sets of splits of an attacker that may assign as though
         # unblocked, in pair_order's order.
@@ -71,12 +71,12 @@ def canonical(space: LegalSpace,
     return [(s, t, amounts[(s, t)]) for s, t in pairs]
 
 
-def to_assignment(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> Assignment:
+def to_assignment(space: LegalSpace, amounts: Mapping[Pair, int]) -> Assignment:
     """``amounts`` as an Assignment, in canonical order (:func:`canonical`)."""
     return Assignment(tuple(canonical(space, amounts)))
 
 
-def to_entries(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> list[Entry]:
+def to_entries(space: LegalSpace, amounts: Mapping[Pair, int]) -> list[Entry]:
     """The JSON entries of ``amounts`` in canonical order: what ``to_assignment(space,
     amounts).to_json()`` gives, without building the value first."""
     return entries_json(canonical(space, amounts))

@@ -16,6 +16,7 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar, overload
 
 from mypy_extensions import mypyc_attr
 
+from trample.models.document.assignment import Pair
 from trample.models.document.combat import (
     DEATHTOUCH,
     DOUBLE_STRIKE,
@@ -30,6 +31,7 @@ from trample.models.document.combat import (
 )
 from trample.models.document.errors import InputError
 from trample.models.document.rule_index import Rule
+from trample.solver.rules.choosers import Side, chooser, moved_choices
 
 # Python 3.11 finds an enum member through a descriptor on each access (about 0.25 us,
 # ten times a global); the legal space of every request names several, so it reads
@@ -88,10 +90,7 @@ class derived(Generic[T]):
         return value
 
 
-_NO_PAIRS: frozenset[tuple[str, str]] = frozenset()
-
-Side = Literal["attackers", "blockers"]
-SIDES: tuple[Side, ...] = ("attackers", "blockers")
+_NO_PAIRS: frozenset[Pair] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,18 +263,18 @@ class LegalSpace:
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
     @derived
-    def pairs(self) -> dict[tuple[str, str], Recipient]:
+    def pairs(self) -> dict[Pair, Recipient]:
         """Every legal (source, recipient) pair, and the recipient's conditions."""
         return {(s.id, r.id): r for s in self.sources for r in s.recipients}
 
     @derived
-    def forced(self) -> dict[tuple[str, str], int] | None:
+    def forced(self) -> dict[Pair, int] | None:
         """The one legal split when no source has a choice (each has at most one
         recipient, free of conditions, and must give it all its damage, 510.1a); None
         when some source chooses."""
         if self.alternatives:
             return None
-        split: dict[tuple[str, str], int] = {}
+        split: dict[Pair, int] = {}
         for s in self.sources:
             if len(s.recipients) > 1:
                 return None
@@ -357,7 +356,7 @@ class LegalSpace:
         return out
 
     @derived
-    def deathtouch_pairs(self) -> frozenset[tuple[str, str]]:
+    def deathtouch_pairs(self) -> frozenset[Pair]:
         """Legal pairs any positive amount of which is lethal damage: from a source with
         deathtouch to a creature (702.2c)."""
         found = [(s.id, r.id) for s in self.sources if s.deathtouch
@@ -407,7 +406,7 @@ class LegalSpace:
                        tuple(tuple(touch[i]) for i in items),
                        tuple(self.thresholds[i] for i in items), tuple(gates))
 
-    def received(self, amounts: Mapping[tuple[str, str], int]) -> dict[str, int]:
+    def received(self, amounts: Mapping[Pair, int]) -> dict[str, int]:
         """Total damage assigned to each target by the legal pairs of ``amounts``."""
         pairs = self.pairs
         totals: dict[str, int] = {}
@@ -417,7 +416,7 @@ class LegalSpace:
                 totals[target] = totals.get(target, 0) + amount
         return totals
 
-    def deathtouched(self, amounts: Mapping[tuple[str, str], int]) -> frozenset[str]:
+    def deathtouched(self, amounts: Mapping[Pair, int]) -> frozenset[str]:
         """Creatures that a source with deathtouch assigns at least 1 (702.2c)."""
         touching = self.deathtouch_pairs
         if not touching:
@@ -425,24 +424,29 @@ class LegalSpace:
         return frozenset(pair[1] for pair, amount in amounts.items()
                          if amount > 0 and pair in touching)
 
-    def unmet(self, recipient: Recipient, received: Mapping[str, int],
-              deathtouched: Collection[str]) -> list[Condition]:
-        """The conditions of ``recipient`` that do not hold, in order (702.19b-e); empty
-        when it may be assigned damage. ``received`` is the damage assigned to each target
-        by every source, ``deathtouched`` the creatures a source with deathtouch assigns
-        damage. A condition holds when its threshold is reached (510.1e, 702.19c) or, for
-        a creature, deathtouch makes any damage lethal (702.2c)."""
-        if not recipient.gated:
-            return []
-        return [c for c in self.conditions[recipient]
-                if received.get(c.item, 0) < c.threshold
-                and not (c.kind == "lethal" and c.item in deathtouched)]
-
     def gate_open(self, recipient: Recipient, received: Mapping[str, int],
                   deathtouched: Collection[str]) -> bool:
         """702.19b-e: whether ``recipient`` may be assigned more than 0 now that every
-        source together assigns ``received`` (and deathtouch damage to ``deathtouched``)."""
-        return not self.unmet(recipient, received, deathtouched)
+        source together assigns ``received`` (and deathtouch damage to ``deathtouched``):
+        every creature it requires lethally assigned (510.1e, 702.2c), then the
+        planeswalker it requires loyalty-assigned (702.19c)."""
+        if not recipient.gated:
+            return True
+        for c in recipient.requires_lethal:
+            if not self.is_lethally_assigned(c, received, deathtouched):
+                return False
+        walker = recipient.requires_loyalty
+        return walker is None or self.is_loyalty_assigned(walker, received)
+
+    def unmet(self, recipient: Recipient, received: Mapping[str, int],
+              deathtouched: Collection[str]) -> list[Condition]:
+        """The conditions of ``recipient`` that do not hold, in order, with their rules
+        and thresholds (:attr:`conditions`); empty exactly when :meth:`gate_open`."""
+        if not recipient.gated:
+            return []
+        return [c for c in self.conditions[recipient]
+                if not (self.is_lethally_assigned(c.item, received, deathtouched)
+                        if c.kind == "lethal" else self.is_loyalty_assigned(c.item, received))]
 
     def is_lethally_assigned(self, creature_id: str, received: Mapping[str, int],
                              deathtouched: Collection[str]) -> bool:
@@ -538,8 +542,10 @@ def legal_space(combat: Combat, side: Side,
                 modes: Mapping[str, Mode] | None = None) -> LegalSpace:
     """Derive who assigns, to whom and under which conditions (SPEC §2, §10).
 
-    A creature belongs to the side that chooses its split (:meth:`Combat.chooser`: its
-    controller's, or the other side's under 702.22j-k or ``assigned_by``). A blocked
+    A creature belongs to the side that chooses its split (:func:`.choosers.chooser`: its
+    controller's, or the other side's under 702.22j-k or ``assigned_by``); a blocked
+    attacker that may assign as though it weren't blocked and whose split the other side
+    chooses is refused (InputError). A blocked
     attacker with ``as_though_unblocked`` has two sets of splits: without ``modes`` its
     blocked ones are the space's and its id is listed in :attr:`LegalSpace.alternatives`;
     ``modes`` fixes each such attacker to one set (``unblocked``: as though it weren't
@@ -547,14 +553,16 @@ def legal_space(combat: Combat, side: Side,
     sources: list[Source] = []
     idle: dict[str, tuple[Rule, str]] = {}
     alternatives: list[str] = []
-    moved = combat.moved
+    moved = moved_choices(combat)
+    if moved:
+        _refuse_two_choices(combat, moved)
     attackers = side == "attackers"
     for creature in combat.creatures:
         mine = (creature.attacking is not None) if attackers else bool(creature.blocking)
         if moved:
-            mine = combat.chooser(creature) == side
+            mine = chooser(combat, creature) == side
         if not mine:
-            idle[creature.id] = _not_chosen(combat, creature, side, combat.chooser(creature)) \
+            idle[creature.id] = _not_chosen(combat, creature, side, moved) \
                 if moved else _NOT_ON_SIDE[side]
             continue
         if not assigns_in_step(creature, combat.step):
@@ -658,7 +666,7 @@ def held_bytes(space: LegalSpace) -> int:
     return held
 
 
-def modes_of(space: LegalSpace, amounts: Mapping[tuple[str, str], int]) -> dict[str, Mode]:
+def modes_of(space: LegalSpace, amounts: Mapping[Pair, int]) -> dict[str, Mode]:
     """The set of splits that each attacker of :attr:`LegalSpace.alternatives` uses in
     ``amounts``: its blocked splits when it assigns damage to one of its blockers, or when
     it assigns nothing and has nothing to assign to as a blocked creature (510.1c); else
@@ -687,20 +695,37 @@ _NOT_ON_SIDE: dict[Side, tuple[Rule, str]] = {
 """Why a creature of the other side assigns nothing, when no split changed sides."""
 
 
+def _refuse_two_choices(combat: Combat, moved: Mapping[str, str]) -> None:
+    """InputError on the first blocked attacker that may assign as though it weren't
+    blocked while the other side chooses its split (``moved``): two choices of different
+    players that trample does not model together."""
+    for i, c in enumerate(combat.creatures):
+        reason = moved.get(c.id)
+        if reason is not None and c.as_though_unblocked:
+            why = ("it is blocked by a creature with banding, so the defending player "
+                   "assigns its combat damage (702.22j)" if reason == "702.22j"
+                   else "its assigned_by is 'opponent'")
+            raise InputError(f"creatures[{i}].as_though_unblocked", f"{why}; its "
+                             "controller's choice to assign as though it weren't blocked "
+                             "and the defending player's division of its damage are two "
+                             "choices trample does not model together, so this is refused")
+
+
 def _not_chosen(combat: Combat, creature: Creature, side: Side,
-                chooser: str | None) -> tuple[Rule, str]:
-    """Why a creature assigns nothing in a request of ``side`` that is not its chooser's."""
-    reason = combat.moved_by(creature.id) if combat.moved else None
-    if chooser is not None and reason == "702.22j":
+                moved: Mapping[str, str]) -> tuple[Rule, str]:
+    """Why a creature assigns nothing in a request of ``side`` that is not its chooser's
+    (``moved``: the creatures whose split the other side chooses, and why)."""
+    reason = moved.get(creature.id)
+    if reason == "702.22j":
         return _R702_22J, ("is blocked by a creature with banding, so the defending player "
                            "assigns its combat damage: it belongs to side 'blockers'")
-    if chooser is not None and reason == "702.22k":
+    if reason == "702.22k":
         return _R702_22K, ("blocks a creature with banding, so the active player assigns "
                            "its combat damage: it belongs to side 'attackers'")
-    if chooser is not None and reason == "effect":
+    if reason == "effect":
         other = "the defending player" if creature.is_attacking else "the active player"
         return _R510_1, (f"has its combat damage assigned by {other} (assigned_by "
-                         f"'opponent'): it belongs to side '{chooser}'")
+                         f"'opponent'): it belongs to side '{chooser(combat, creature)}'")
     kind = "attacking" if side == "attackers" else "blocking"
     article = "an" if side == "attackers" else "a"
     return _R510_1, (f"is not {article} {kind} creature; for side '{side}' only {kind} "

@@ -19,17 +19,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
 
+from trample.models.document.assignment import Pair
 from trample.solver.rules.legal_space import LegalSpace, Mode, components, mode_space
-
-Pair = tuple[str, str]
-
 
 # -- pairs -------------------------------------------------------------------------------
 
 
 def union_pairs(space: LegalSpace) -> list[Pair]:
     """Every (source, recipient) pair some legal split may use, in the order of
-    :func:`~trample.solver.rules.validate_many.pair_order` (see the module docstring)."""
+    :func:`~trample.solver.rules.validate_many.pair_columns` (see the module docstring)."""
     if not space.alternatives:
         return list(space.pairs)
     found = space.memo.get("union pairs")

@@ -2,7 +2,7 @@
 
 For agents that score thousands of candidates (a policy network's outputs, say): each
 row of an integer array is one assignment, one column per legal (source, recipient)
-pair in :func:`pair_order`. The answer is a boolean mask, one entry per row, equal to
+pair in :func:`pair_columns`. The answer is a boolean mask, one entry per row, equal to
 ``not violations(...)`` for the same assignment (the tests check that it is).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trample.models.document.assignment import Pair
 from trample.solver.rules.legal_space import LegalSpace
 from trample.solver.rules.pieces import pieces, union_pairs
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
-def pair_order(space: LegalSpace) -> list[tuple[str, str]]:
+def pair_columns(space: LegalSpace) -> list[Pair]:
     """The columns of a candidate array: every legal (source, recipient) pair, sources in
     document order, each source's recipients in the order of its legal space (with an
     attacker that may assign as though unblocked, the pairs of both its sets of splits:
@@ -44,13 +45,14 @@ def integer_rows(amounts: npt.ArrayLike, columns: int) -> npt.NDArray[np.int64]:
     return a.astype(np.int64, copy=False)
 
 
-def validate_many(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_order))``)."""
+def legal_rows(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """A legality mask over the rows of ``amounts`` (shape ``(k, len(pair_columns))``): the
+    API's ``validate_many`` on a legal space."""
     import numpy as np
 
     if space.alternatives:
         return _validate_union(space, amounts)
-    pairs = pair_order(space)
+    pairs = pair_columns(space)
     a = integer_rows(amounts, len(pairs))
     ok: npt.NDArray[np.bool_] = np.all(a >= 0, axis=1)
 
@@ -87,39 +89,27 @@ def _sum(a: npt.NDArray[np.int64], columns: tuple[int, ...]) -> npt.NDArray[np.i
 
 
 def _validate_union(space: LegalSpace, amounts: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """:func:`validate_many` over the union of pieces (:mod:`.pieces`): each row is judged by
-    the mode space of the piece its amounts belong to (:func:`modes_of`, per row)."""
+    """:func:`legal_rows` over the union of pieces (:mod:`.pieces`): a row is legal when it
+    is a legal split of some piece, i.e. legal in the piece's mode space, nothing to a
+    pair outside it, and within the piece (:attr:`Piece.reaches`: each attacker fixed to
+    its blocked splits gives one of its blockers damage). Pieces hold disjoint sets of
+    splits whose union is the space's legal splits, so this is :func:`violations` per
+    row, judged by the set of splits its modes (:func:`modes_of`) name."""
     import numpy as np
 
     pairs = union_pairs(space)
     a = integer_rows(amounts, len(pairs))
     column = {p: j for j, p in enumerate(pairs)}
-    combat = space.combat
-    # Each row's modes, as modes_of reads them: blocked when it gives a blocker damage,
-    # or when it gives nothing and has nothing to give to as blocked.
-    blocked = []
-    for attacker in space.alternatives:
-        walls = [column[(attacker, b)] for b in combat.blockers_of(attacker)
-                 if (attacker, b) in column]
-        flag = np.any(a[:, walls] > 0, axis=1) if walls \
-            else np.zeros(a.shape[0], dtype=bool)
-        if not space.by_id[attacker].recipients:
-            mine = [j for (s, _), j in column.items() if s == attacker]
-            flag |= ~np.any(a[:, mine] > 0, axis=1) if mine \
-                else np.ones(a.shape[0], dtype=bool)
-        blocked.append(flag)
     ok = np.zeros(a.shape[0], dtype=bool)
     for piece in pieces(space):
-        rows = np.ones(a.shape[0], dtype=bool)
-        for flag, (_, mode) in zip(blocked, piece.modes, strict=True):
-            rows &= flag if mode == "blocked" else ~flag
-        if not rows.any():
-            continue
         inside = [column[p] for p in piece.space.pairs]
-        outside = [j for j in range(len(pairs)) if j not in set(inside)]
-        sub = a[rows]
-        verdict = validate_many(piece.space, sub[:, inside])
-        if outside:
-            verdict &= np.all(sub[:, outside] == 0, axis=1)
-        ok[rows] = verdict
+        kept = set(inside)
+        outside = [j for j in range(len(pairs)) if j not in kept]
+        rows = np.all(a[:, outside] == 0, axis=1) if outside \
+            else np.ones(a.shape[0], dtype=bool)
+        for attacker, walls in piece.reaches:
+            rows &= np.any(a[:, [column[(attacker, b)] for b in walls]] > 0, axis=1)
+        rows &= ~ok  # a row is in at most one piece; those already legal are done
+        if rows.any():
+            ok[rows] = legal_rows(piece.space, a[rows][:, inside])
     return ok

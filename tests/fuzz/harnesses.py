@@ -30,7 +30,7 @@ from tests.fuzz import shapes  # noqa: E402
 from tests.fuzz.shapes import Draw  # noqa: E402
 from trample.models.document.combat import Combat  # noqa: E402
 from trample.models.document.errors import InputError, InternalError, TrampleError  # noqa: E402
-from trample.solver.count.counting import CountOutOfReach  # noqa: E402
+from trample.solver.count.work import CountOutOfReach  # noqa: E402
 from trample.solver.interface import (  # noqa: E402
     api,
     methods,
@@ -87,7 +87,8 @@ def _side(doc: Any, side: Any) -> str:
 
 def parse_one(doc: Any) -> None:
     """``Combat.from_json`` returns a combat that round-trips, or refuses with a path; the
-    legal space of either side can be derived from anything it accepts."""
+    legal space of either side is derived from anything it accepts, or refused with a path
+    (a combination of choices the rules allow that trample does not model, 702.22j-k)."""
     try:
         combat = Combat.from_json(doc)
     except TrampleError as exc:
@@ -97,7 +98,10 @@ def parse_one(doc: Any) -> None:
     if again != combat:
         raise Crash(f"to_json does not round-trip: {combat!r} != {again!r}")
     for side in ("attackers", "blockers"):
-        legal_space(combat, side)
+        try:
+            legal_space(combat, side)
+        except TrampleError as exc:  # a rule the reader leaves to the legal space
+            check_input_error(exc)
 
 
 def parser_one_input(data: bytes) -> None:
@@ -455,7 +459,89 @@ def game_one_input(data: bytes) -> None:
 
 
 
+BOARD_FIELDS = ("tapped", "summoning_sick", "can_attack", "can_block", "can_be_blocked",
+                "must_block", "must_be_blocked", "lure", "must_attack")
+
+
+def _board(d: Draw) -> dict[str, Any]:
+    """A small board: a valid combat without blocks, with §11 fields now and then."""
+    doc = shapes.valid_combat(d, max_attackers=3, max_blockers=0, power_max=4)
+    for creature in doc["creatures"]:
+        creature.pop("blocking", None)
+        creature.pop("blocked", None)
+        for field in BOARD_FIELDS:
+            if d.one_in(6):
+                creature[field] = d.bool()
+        if d.one_in(4):
+            creature["blocks_max"] = d.pick((1, 2, "any", 0, "two"))
+        if d.one_in(5):
+            creature["min_blockers"] = d.int(0, 3)
+        if d.one_in(6):
+            creature["max_blockers"] = d.int(0, 3)
+        if d.one_in(3):
+            creature["keywords"] = [*creature.get("keywords", []),
+                                    *d.subset(("Flying", "reach", "menace", "shadow",
+                                               "horsemanship", "defender", "haste"),
+                                              max_size=2)]
+    ids = [c["id"] for c in doc["creatures"]]
+    for _ in range(d.int(0, 2) if ids else 0):
+        doc.setdefault("cannot_block", []).append(
+            {"blocker": d.pick([*ids, "*"]), "attacker": d.pick([*ids, "*"])})
+    return doc
+
+
+def blocks_one(board: Any, declaration: Any) -> None:
+    """SPEC §11 on one board: every answer well formed or refused with a path; every
+    declaration trample lists or answers is legal by its own check; on a small board the
+    best block is no worse than any legal declaration (valued by evaluate_blocks)."""
+    try:
+        check = api.check_blocks(board, declaration)
+        if not isinstance(check["legal"], bool) or check["legal"] == bool(check["violations"]):
+            raise Crash(f"check_blocks answered {check}")
+        count = api.count_blocks(board)["count"]
+        listed = api.enumerate_blocks(board, limit=30)["declarations"]
+        if len(listed) != min(count, 30):
+            raise Crash(f"count {count} but {len(listed)} listed")
+        for found in listed:
+            if not api.check_blocks(board, found)["legal"]:
+                raise Crash(f"enumerate_blocks listed an illegal declaration {found}")
+        options = api.block_options(board, {}) if api.block_pairs(board)["pairs"] else None
+        if options is not None and sum(n for _, n in options["choices"]) != count:
+            raise Crash(f"block_options' completions do not add up to {count}")
+        if count <= 30:
+            best = api.best_block(board, time_limit=5)
+            if not api.check_blocks(board, best["blocks"])["legal"]:
+                raise Crash(f"best_block answered an illegal declaration {best['blocks']}")
+            values = [tuple(r["objective"].values())
+                      for r in api.evaluate_blocks(board, listed, time_limit=5)["results"]]
+            if best["status"] == "optimal" and tuple(best["objective"].values()) != min(values):
+                raise Crash(f"best_block {best['objective']} is not the least of "
+                              f"{min(values)}")
+    except TrampleError as exc:
+        check_input_error(exc)
+
+
+def blocks_one_input(data: bytes) -> None:
+    """Target ``blocks``: ``{"combat", "blocks"}`` as JSON; or a small board (sometimes
+    broken) and a declaration of its ids."""
+    doc = _json_or_none(data)
+    if isinstance(doc, dict) and "combat" in doc:
+        blocks_one(doc.get("combat"), doc.get("blocks", []))
+        return
+    d = Draw(atheris.FuzzedDataProvider(data))
+    board = _board(d)
+    ids = [c["id"] for c in board["creatures"]]
+    declaration: Any = [{"blocker": d.pick(ids), "attacker": d.pick(ids)}
+                        for _ in range(d.int(0, 3))] if ids else []
+    if d.one_in(4):
+        board = shapes.broken(d, board, python=True)
+    if d.one_in(6):
+        declaration = shapes.hostile(d, python=True)
+    blocks_one(board, declaration)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
+    "blocks": blocks_one_input,
     "parser": parser_one_input,
     "validator": validator_one_input,
     "serve": serve_one_input,

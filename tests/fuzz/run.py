@@ -8,12 +8,13 @@ From the repository root::
 
 Targets: ``parser`` (``Combat.from_json``), ``validator`` (``api.validate``), ``serve``
 (``serve.respond`` and the serve loop), ``solve`` (solve, count, enumerate and sample on
-small valid combats, against the brute-force oracle), ``game`` (``trample apply``: game
-states and actions, its output read back). New interesting inputs go to the
-``corpus/`` of the working directory (``--work``, default ``<tmp>/trample-fuzz/<target>``),
-never to the committed seed corpus ``tests/fuzz/corpus/<target>/``, which is read as
-well. A crash is written to the working directory as ``crash-<sha1>`` and the process
-ends with a nonzero status;
+small valid combats, against the brute-force oracle), ``blocks`` (SPEC §11 on small
+boards: every listed or answered declaration legal, the best block the least of them),
+``game`` (``trample apply``: game states and actions, its output read back). New
+interesting inputs go to the ``corpus/`` of the working directory (``--work``, default
+``<tmp>/trample-fuzz/<target>``), never to the committed seed corpus
+``tests/fuzz/corpus/<target>/``, which is read as well. A crash is written to the working
+directory as ``crash-<sha1>`` and the process ends with a nonzero status;
 ``--replay FILE`` runs one input again without libFuzzer, with its full traceback.
 Extra arguments after ``--`` go to libFuzzer unchanged (e.g. ``-- -jobs=2``).
 
@@ -39,7 +40,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SEEDS = HERE / "corpus"
-TARGETS = ("parser", "validator", "serve", "solve", "game")
+TARGETS = ("parser", "validator", "serve", "solve", "game", "blocks")
 SKIPPED = ("cli", "demo", "demo_game", "__main__", "_root")
 """Modules not instrumented: entry points (run on import) and the package's own root."""
 
