@@ -267,7 +267,7 @@ def test_an_illegal_single_answer_is_never_printed(monkeypatch: pytest.MonkeyPat
         api.solve(doc)
 
 
-# -- the reader of plain documents -----------------------------------------------------------
+# -- the combat/1 reader ---------------------------------------------------------------------
 
 class RandomBytes:
     """The fuzz data provider's ``Consume*`` methods over a seeded ``random.Random``."""
@@ -292,78 +292,111 @@ class RandomBytes:
         return 1 << 20
 
 
-def read_both(doc: Any) -> tuple[Combat | None, Combat | str]:
-    """What the plain reader reads (None: it declines) and what the general reader reads
-    (or its refusal, as it prints)."""
-    from trample.models.document import combat as module
+def read(doc: Any) -> Combat | str:
+    """The combat read from ``doc``, or its refusal as it prints."""
     from trample.models.document.errors import InputError
 
-    plain = module._parse_plain(doc)  # neither reader changes what it reads
     try:
-        general: Combat | str = module._parse_general(doc)
+        return Combat.from_json(doc)
     except InputError as exc:
-        general = str(exc)
-    return plain, general
+        return str(exc)
 
 
-def assert_same_combat(plain: Combat, general: Combat | str) -> None:
-    assert isinstance(general, Combat), general
-    assert plain == general
+def json_like(value: Any, depth: int = 4) -> Any:
+    """``value`` with every list a tuple, every object a read-only Mapping and every
+    integer a NumPy one, down to ``depth`` levels (a document's fields are within four):
+    values the reader takes as their plain JSON counterparts."""
+    import types
+
+    import numpy as np
+
+    if depth and type(value) is dict:
+        return types.MappingProxyType({k: json_like(v, depth - 1) for k, v in value.items()})
+    if depth and type(value) is list:
+        return tuple(json_like(v, depth - 1) for v in value)
+    if type(value) is int and -2**62 < value < 2**62:
+        return np.int64(value)
+    return value
+
+
+def assert_as_constructed(combat: Combat | str) -> None:
+    """The combat read equals the one its constructor builds from the same fields, the
+    look-ups the reader builds itself included."""
+    assert isinstance(combat, Combat), combat
+    built = Combat(combat.active_player, combat.players, combat.creatures,
+                   combat.planeswalkers, combat.battles, combat.step, combat.prevention,
+                   combat.multipliers, combat.loss_thresholds)
+    assert combat == built
     for name in ("_index", "_blockers", "memo"):
-        mine, theirs = getattr(plain, name), getattr(general, name)
-        assert list(mine.items()) == list(theirs.items())
-    assert [type(c) for c in plain.creatures] == [type(c) for c in general.creatures]
+        assert list(getattr(combat, name).items()) == list(getattr(built, name).items())
+    assert all(type(getattr(c, f)) is int for c in combat.creatures
+               for f in ("power", "toughness", "damage", "value"))
 
 
-def test_the_plain_reader_reads_as_the_general_one_or_declines() -> None:
-    """Valid documents (the benchmarks' and the fuzzers'), and the same broken one to four
-    ways (wrong types, missing and unknown fields, clashing ids, edge integers, NaN,
-    tuples, deep nesting): the plain reader never accepts what the general one refuses,
-    reads what it accepts to an equal combat (look-ups included), and takes most of the
-    valid tiny ones."""
+def fuzzed_documents(count: int) -> list[tuple[Any, Any]]:
+    """``count`` valid documents of the fuzzers' shapes, each with a broken copy."""
     from fuzz import shapes
 
-    plain_read = refused = 0
-    documents: list[Any] = [tiny(1 + i % 3, i) for i in range(200)] + SWEEP[:200]
-    for seed in range(1_500):
+    found = []
+    for seed in range(count):
         draw = shapes.Draw(RandomBytes(seed))  # type: ignore[arg-type]
         doc = shapes.valid_combat(draw)
-        documents.append(doc)
-        documents.append(shapes.broken(draw, json.loads(json.dumps(doc)),
-                                       python=seed % 2 == 0))
-    for doc in documents:
-        plain, general = read_both(doc)
-        if plain is None:
-            refused += isinstance(general, str)
-            continue
-        plain_read += 1
-        assert_same_combat(plain, general)
-    assert plain_read > 300 and refused > 1_000
-    assert all(read_both(tiny(1 + i % 3, i))[0] is not None for i in range(200))
+        found.append((doc, shapes.broken(draw, json.loads(json.dumps(doc)),
+                                         python=seed % 2 == 0)))
+    return found
 
 
-def test_large_documents_of_the_common_shape_are_read_in_one_pass() -> None:
-    """Gang blocks, armies, split ranks and planeswalker pile-ups of hundreds of creatures
-    are read by the plain reader to the general reader's combat; past the general
-    reader's limit on blocks in all, the plain reader declines and the general one
-    refuses."""
+def test_the_reader_builds_what_the_constructor_builds() -> None:
+    """Valid documents (the benchmarks' tiny and large ones, the edge sweep, the fuzzers'
+    shapes): each is read to the combat the constructor builds from its fields, with
+    equal look-ups; broken copies of the fuzzers' shapes are refused in most cases (the
+    breakage is sometimes harmless)."""
     from benchmarks import generators
 
-    for doc in (generators.gang_block(1_000, 0), generators.token_army(100, 400, 1),
-                generators.split_ranks(160, 2), generators.wide_gang(2_000, 3),
-                generators.planeswalker_pileup(200, 4)):
-        plain, general = read_both(doc)
-        assert plain is not None
-        assert_same_combat(plain, general)
-    from trample.models.document.combat import MAX_BLOCKS, PLAIN_LIST_LIMIT
+    documents: list[Any] = [tiny(1 + i % 3, i) for i in range(200)] + SWEEP[:200] + [
+        generators.gang_block(1_000, 0), generators.token_army(100, 400, 1),
+        generators.split_ranks(160, 2), generators.wide_gang(2_000, 3),
+        generators.planeswalker_pileup(200, 4)]
+    refused = 0
+    for doc, broken in fuzzed_documents(1_500):
+        documents.append(doc)
+        got = read(broken)
+        if isinstance(got, str):
+            refused += 1
+        else:
+            assert_as_constructed(got)
+    for doc in documents:
+        assert_as_constructed(read(doc))
+    assert refused > 1_000
 
+
+def test_json_like_values_read_as_their_plain_json() -> None:
+    """Tuples for lists, Mappings for objects and NumPy integers for ints (what the
+    field-path toolkit takes beside exact JSON types) read to the same combat as the plain
+    document; a broken document is refused at the same field either way."""
+    for doc, broken in fuzzed_documents(400):
+        assert read(json_like(doc)) == read(doc)
+        plain, like = read(broken), read(json_like(broken))
+        if isinstance(plain, str):
+            assert isinstance(like, str)
+            assert like.split(":")[0] == plain.split(":")[0], (plain, like)
+        else:
+            assert like == plain
+
+
+def test_the_limit_on_blocks_in_all_is_named() -> None:
+    """Past the limit on blocks in all the whole document is refused, naming the blocker
+    whose list crosses it."""
+    from trample.models.document.combat import MAX_BLOCKS
+
+    per = 64
     attackers = [{"id": f"a{i}", "controller": "a", "power": 1, "toughness": 1,
-                  "attacking": "d"} for i in range(PLAIN_LIST_LIMIT)]
+                  "attacking": "d"} for i in range(per)]
     blockers = [{"id": f"b{j}", "controller": "d", "power": 1, "toughness": 1,
                  "blocking": [a["id"] for a in attackers]}
-                for j in range(MAX_BLOCKS // PLAIN_LIST_LIMIT + 1)]
+                for j in range(MAX_BLOCKS // per + 1)]
     doc = {"active_player": "a", "players": [{"id": "a"}, {"id": "d"}],
            "creatures": attackers + blockers}
-    plain, general = read_both(doc)
-    assert plain is None
-    assert isinstance(general, str) and "blocks in all" in general
+    refusal = read(doc)
+    assert refusal == (f"creatures[{per + MAX_BLOCKS // per}].blocking: the document has "
+                       f"more than {MAX_BLOCKS:,} blocks in all, the limit")

@@ -8,6 +8,7 @@ so that nothing downstream ever sees an inconsistent combat.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -520,391 +521,239 @@ _EMPTY_LIST: list[Any] = []
 """What an absent list reads as (read, never changed)."""
 
 
-def _parse_keywords(obj: _Obj) -> tuple[frozenset[str], int]:
+def _read_keywords(values: list[Any], path: str) -> tuple[frozenset[str], int]:
     """The keywords but ``toxic N``, and the sum of the toxic values (702.164c: two
-    instances of toxic 2 give four poison counters, which a set of keywords cannot say)."""
-    raw = obj.array("keywords")
-    if not raw:
-        return _NO_KEYWORDS, 0
+    instances of toxic 2 give four poison counters, which a set of keywords cannot say);
+    ``path`` is the list's."""
     keywords = set()
     toxic = 0
-    for i, value in enumerate(raw):
+    for i, value in enumerate(values):
         if type(value) is not str or len(value) > MAX_TEXT_LENGTH:
-            value = check_text(value, f"{obj.sub('keywords')}[{i}]")
+            value = check_text(value, f"{path}[{i}]")
         keyword, refused = read_keyword(value)
         if refused is not None:
-            raise InputError(f"{obj.sub('keywords')}[{i}]", refused)
+            raise InputError(f"{path}[{i}]", refused)
         if keyword.startswith("toxic "):
             toxic += int(keyword[6:])
             if toxic > MAX_MAGNITUDE:
-                raise InputError(f"{obj.sub('keywords')}[{i}]", "the toxic values add up "
+                raise InputError(f"{path}[{i}]", "the toxic values add up "
                                  f"to more than {int_text(MAX_MAGNITUDE)}")
             continue
         keywords.add(keyword)
     return frozenset(keywords), toxic
 
 
-_PLAIN_TOP_FIELDS = frozenset({"format", "active_player", "players", "creatures",
-                               "planeswalkers", "step"}) | REQUEST_FIELDS
-_EMPTY_IN_PLAIN = ("battles", "prevention", "multipliers", "loss_thresholds")
-"""Top-level lists a plain document may have, empty."""
-_PLAIN_CREATURE_FIELDS = _CREATURE_FIELDS - {"qualities", "assigns", "as_though_unblocked",
-                                             "assigned_by"}
-PLAIN_LIST_LIMIT = 64
-"""Keywords or blocks of one creature that :func:`_parse_plain` reads at most (any
-longer list goes to the general reader, whose limits are far above); players, creatures
-and blocks in all up to the general reader's own limits (:data:`MAX_OBJECTS`,
-:data:`MAX_BLOCKS`), so that a large combat of the common shape is read in one pass too
-(a doubt found late costs at most a second reading)."""
+def _name(raw: Mapping[str, Any], prefix: str, allowed: frozenset[str], i: int) -> str | None:
+    """The ``name`` of the object ``raw`` at ``prefix[i]``: None when absent."""
+    name = raw.get("name", _MISSING)
+    if name is _MISSING:
+        return None
+    if type(name) is str and len(name) <= MAX_TEXT_LENGTH:
+        return name
+    return _Obj(raw, prefix, allowed, i).string("name")
 
 
-def _plain_name(raw: dict[str, Any], name: object) -> bool:
-    """Whether ``name`` (``raw``'s, or None) is one the one-pass reader takes: absent, or a
-    string within the length limit (an explicit null goes to the general reader)."""
-    if name is None:
-        return "name" not in raw
-    return type(name) is str and len(name) <= MAX_TEXT_LENGTH
+def _player_ref(raw: Mapping[str, Any], prefix: str, allowed: frozenset[str], i: int,
+                key: str, player_ids: set[str]) -> str:
+    """The id of a player that ``raw``'s ``key`` names."""
+    pid = raw.get(key)
+    if type(pid) is str and pid in player_ids:
+        return pid
+    obj = _Obj(raw, prefix, allowed, i)
+    pid = obj.id(key)
+    if pid not in player_ids:
+        raise InputError(obj.sub(key), f"{pid!r} is not a player")
+    return pid
 
 
-def _parse_plain(document: object) -> Combat | None:
-    """The combat of a document of the common shape, read in one pass without the field
-    paths (which only a refusal needs), or None: the general reader must read it.
-
-    The common shape: a plain dict of plain JSON values (exact ``str``, ``int``, ``bool``,
-    ``list``, ``dict``) with players, creatures and planeswalkers only (battles,
-    prevention, multipliers and loss thresholds absent or empty; no toxic, no combat/1
-    §10 fields), short lists of keywords and blocks, and nothing wrong. Anything else, a
-    single doubt included, gives None, and the general reader (:func:`_parse_general`)
-    reads the document again from the start: every refusal comes from it, with its field
-    path and its words. So this accepts only what the general reader accepts, reading it to an equal
-    :class:`Combat` (the tests compare the two on valid and broken documents)."""
-    if type(document) is not dict:
-        return None
-    if not _PLAIN_TOP_FIELDS.issuperset(document):
-        for key in _EMPTY_IN_PLAIN:
-            listed = document.get(key, _EMPTY_LIST)
-            if type(listed) is not list or listed:
-                return None
-        if not _TOP_FIELDS.issuperset(document):
-            return None
-    fmt = document.get("format", _MISSING)
-    if fmt is not _MISSING and fmt != "combat/1":
-        return None
-    limit, most = PLAIN_LIST_LIMIT, MAX_MAGNITUDE
-    raw_players = document.get("players")
-    if type(raw_players) is not list or not 0 < len(raw_players) <= MAX_OBJECTS:
-        return None
-    seen: set[str] = set()
-    players: list[Player] = []
-    for raw in raw_players:
-        if type(raw) is not dict or not _PLAYER_FIELDS.issuperset(raw):
-            return None
-        pid = raw.get("id")
-        life = raw.get("life", 20)
-        poison = raw.get("poison", 0)
-        name = raw.get("name")
-        if (type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH or pid in seen
-                or type(life) is not int or not -most <= life <= most
-                or type(poison) is not int or not 0 <= poison <= most
-                or not _plain_name(raw, name)):
-            return None
-        seen.add(pid)
-        players.append(Player(pid, life, name, poison))
-    player_ids = frozenset(seen)
-    active = document.get("active_player")
-    if type(active) is not str or active not in player_ids:
-        return None
-    raw_walkers = document.get("planeswalkers", _EMPTY_LIST)
-    if type(raw_walkers) is not list or len(raw_walkers) > MAX_OBJECTS:
-        return None
-    walkers: list[Planeswalker] = []
-    owner_of: dict[str, str] = {}  # a planeswalker -> its controller, whom attacking it attacks
-    for raw in raw_walkers:
-        if type(raw) is not dict or not _PLANESWALKER_FIELDS.issuperset(raw):
-            return None
-        wid = raw.get("id")
-        controller = raw.get("controller")
-        loyalty = raw.get("loyalty")
-        in_combat = raw.get("in_combat", True)
-        name = raw.get("name")
-        if (type(wid) is not str or not 0 < len(wid) <= MAX_ID_LENGTH or wid in seen
-                or type(controller) is not str or controller not in player_ids
-                or type(loyalty) is not int or not -most <= loyalty <= most
-                or type(in_combat) is not bool
-                or not _plain_name(raw, name)):
-            return None
-        seen.add(wid)
-        owner_of[wid] = controller
-        walkers.append(Planeswalker(wid, controller, loyalty, in_combat, name))
-    raw_creatures = document.get("creatures")
-    if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
-        return None
-    blocks = 0
-    creatures: list[Creature] = []
-    defender: dict[str, str] = {}  # attacker -> the player it attacks (508.1b)
-    first_strike = False
-    for raw in raw_creatures:
-        if type(raw) is not dict or not _PLAIN_CREATURE_FIELDS.issuperset(raw):
-            return None
-        cid = raw.get("id")
-        controller = raw.get("controller")
-        power = raw.get("power")
-        toughness = raw.get("toughness")
-        damage = raw.get("damage", 0)
-        value = raw.get("value", 1)
-        attacking = raw.get("attacking")
-        blocked = raw.get("blocked")
-        name = raw.get("name")
-        if (type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH or cid in seen
-                or type(controller) is not str or controller not in player_ids
-                or type(power) is not int or not -most <= power <= most
-                or type(toughness) is not int or not -most <= toughness <= most
-                or type(damage) is not int or not 0 <= damage <= most
-                or type(value) is not int or not -most <= value <= most
-                or not _plain_name(raw, name)
-                or (blocked is not None and type(blocked) is not bool)
-                or (blocked is None and "blocked" in raw)):
-            return None
-        seen.add(cid)
-        raw_keywords = raw.get("keywords", _EMPTY_LIST)
-        raw_blocking = raw.get("blocking", _EMPTY_LIST)
-        if type(raw_keywords) is not list or len(raw_keywords) > limit or \
-                type(raw_blocking) is not list or len(raw_blocking) > limit:
-            return None
-        blocks += len(raw_blocking)
-        if blocks > MAX_BLOCKS:
-            return None
-        for aid in raw_blocking:  # ids only, before a Creature holds them as such
-            if type(aid) is not str:
-                return None
-        keywords = _NO_KEYWORDS
-        if raw_keywords:
-            found = set()
-            for text in raw_keywords:
-                if type(text) is not str or len(text) > MAX_TEXT_LENGTH:
-                    return None
-                keyword, refused = read_keyword(text)
-                if refused is not None or keyword.startswith("toxic "):
-                    return None
-                found.add(keyword)
-            keywords = frozenset(found)
-        if attacking is not None:
-            # An attacker of the active player attacks an opponent or a planeswalker an
-            # opponent controls (508.1b); it blocks nothing (checked below: no attacker
-            # is among the defender's ids).
-            if type(attacking) is not str or controller != active or raw_blocking:
-                return None
-            owner = attacking if attacking in player_ids else owner_of.get(attacking)
-            if owner is None or owner == active:
-                return None
-            defender[cid] = owner
-        elif blocked is not None:
-            return None
-        creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                            attacking, blocked, tuple(raw_blocking), name)
-        if keywords and (attacking is not None or raw_blocking) and \
-                creature.has_first_strike:
-            first_strike = True
-        creatures.append(creature)
-    blockers: dict[str, list[str]] = {aid: [] for aid in defender}
-    for c in creatures:
-        if c.blocking:
-            # 509.1a: a creature of a defending player blocks attackers attacking it
-            # (each once); the attackers are all read by now. (The active player's
-            # creatures block nothing: no attacker attacks it.)
-            for aid in c.blocking:
-                if type(aid) is not str or defender.get(aid) != c.controller:
-                    return None
-                blockers[aid].append(c.id)
-            if len(set(c.blocking)) != len(c.blocking):
-                return None
-    for c in creatures:
-        if c.blocked is False and blockers.get(c.id):
-            return None
-    raw_step = document.get("step")
-    step: Step
-    if raw_step is None:
-        step = "first_strike" if first_strike else "regular"
-    elif type(raw_step) is str and raw_step in STEPS:
-        step = "first_strike" if raw_step == "first_strike" else "regular"
-    else:
-        return None
-    index: dict[str, Player | Creature | Planeswalker | Battle] = {p.id: p for p in players}
-    for c in creatures:
-        index[c.id] = c
-    for w in walkers:  # in the constructor's order: players, creatures, planeswalkers
-        index[w.id] = w
-    return _assembled(active, tuple(players), tuple(creatures), tuple(walkers), step, index,
-                      {aid: tuple(ids) for aid, ids in blockers.items()})
-
-
-def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creature, ...],
-               planeswalkers: tuple[Planeswalker, ...], step: Step,
-               index: dict[str, Player | Creature | Planeswalker | Battle],
-               blockers: dict[str, tuple[str, ...]]) -> Combat:
-    """The :class:`Combat` of players, creatures and planeswalkers alone, with the
-    look-ups its constructor would derive (``index``,
-    ``blockers``) given: :func:`_parse_plain` has them at hand, and deriving them again
-    was a fifth of a tiny document's reading. The tests compare it, look-ups included,
-    with the constructor's."""
-    combat = Combat.__new__(Combat)  # (object's own, as compiled classes need)
-    # Frozen: set as the dataclass's own constructor sets its fields (called by name, as
-    # Creature.__init__ explains).
-    object.__setattr__(combat, "active_player", active)
-    object.__setattr__(combat, "players", players)
-    object.__setattr__(combat, "creatures", creatures)
-    object.__setattr__(combat, "planeswalkers", planeswalkers)
-    object.__setattr__(combat, "battles", ())
-    object.__setattr__(combat, "step", step)
-    object.__setattr__(combat, "prevention", ())
-    object.__setattr__(combat, "multipliers", ())
-    object.__setattr__(combat, "loss_thresholds", ())
-    object.__setattr__(combat, "_index", index)
-    object.__setattr__(combat, "_blockers", blockers)
-    object.__setattr__(combat, "memo", {})
-    return combat
+def _register(seen: dict[str, tuple[str, int]], object_id: str, prefix: str, i: int) -> None:
+    """Take ``object_id`` for the object at ``prefix[i]``; refused if another has it."""
+    if object_id in seen:
+        other, j = seen[object_id]
+        raise InputError(f"{prefix}[{i}].id", f"duplicate id {object_id!r} (also "
+                         f"{other}[{j}].id)")
+    seen[object_id] = (prefix, i)
 
 
 def _parse_combat(document: object) -> Combat:
-    """The combat of a document: read by :func:`_parse_plain` when it has the common
-    shape, else (and for every refusal) by :func:`_parse_general`."""
-    fast = _parse_plain(document)
-    return fast if fast is not None else _parse_general(document)
-
-
-def _parse_general(document: object) -> Combat:
     """Read and check any combat/1 document, refusing with the path of the first field
-    that is wrong."""
-    top = _Obj(document, "", _TOP_FIELDS)
-    fmt = top.raw("format")
+    that is wrong.
+
+    One pass over each list. Each field's common case (an exact ``str``, ``int``,
+    ``bool``, ``list`` or ``dict`` within its bounds) is checked inline without building
+    its path; a field that fails that check is read again by the field-path toolkit
+    (:class:`~trample.models.document.reading.Obj`), which takes what JSON-like input
+    may hold instead (a NumPy integer, a tuple for a list, a Mapping for an object) or
+    refuses it, naming its path. The checks run in a fixed order (the top level, the
+    players, the active player, planeswalkers, battles, creatures field by field, then
+    attack targets, blocks, the step and the effects on dealt damage), so that the field
+    named is the first wrong one in that order."""
+    if type(document) is not dict or not _TOP_FIELDS.issuperset(document):
+        _Obj(document, "", _TOP_FIELDS)  # refuses, naming the field, unless a Mapping
+    top = cast(Mapping[str, Any], document)
+    fmt = top.get("format", _MISSING)
     if fmt is not _MISSING and fmt != "combat/1":
         raise InputError("format", f"must be 'combat/1', not {brief_repr(fmt)}")
+    most = MAX_MAGNITUDE
+    seen: dict[str, tuple[str, int]] = {}  # an id -> where it is, for a duplicate's message
 
-    seen: dict[str, _Obj] = {}
-
-    def register(object_id: str, obj: _Obj) -> None:
-        if object_id in seen:
-            raise InputError(obj.sub("id"), f"duplicate id {object_id!r} (also "
-                             f"{seen[object_id].sub('id')})")
-        seen[object_id] = obj
-
-    players: list[Player] = []
-    raw_players = top.array("players", required=True)
+    raw_players = top.get("players")
+    if type(raw_players) is not list or len(raw_players) > MAX_OBJECTS:
+        raw_players = _Obj(top, "", _TOP_FIELDS).array("players", required=True)
     if not raw_players:
         raise InputError("players", "must list at least one player")
+    players: list[Player] = []
     for i, raw in enumerate(raw_players):
-        obj = _Obj(raw, "players", _PLAYER_FIELDS, i)
-        pid = obj.id("id")
-        register(pid, obj)
-        players.append(Player(pid, obj.integer("life", 20), obj.string("name"),
-                              obj.integer("poison", 0, minimum=0)))
-    player_ids = {p.id for p in players}
+        if type(raw) is not dict or not _PLAYER_FIELDS.issuperset(raw):
+            _Obj(raw, "players", _PLAYER_FIELDS, i)
+        pid = raw.get("id")
+        if type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH:
+            pid = _Obj(raw, "players", _PLAYER_FIELDS, i).id("id")
+        _register(seen, pid, "players", i)
+        life = raw.get("life", 20)
+        if type(life) is not int or not -most <= life <= most:
+            life = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("life", 20)
+        name = _name(raw, "players", _PLAYER_FIELDS, i)
+        poison = raw.get("poison", 0)
+        if type(poison) is not int or not 0 <= poison <= most:
+            poison = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("poison", 0, minimum=0)
+        players.append(Player(pid, life, name, poison))
+    player_ids = set(seen)
 
-    active = top.id("active_player")
+    active = top.get("active_player")
+    if type(active) is not str or not 0 < len(active) <= MAX_ID_LENGTH:
+        active = _Obj(top, "", _TOP_FIELDS).id("active_player")
     if active not in player_ids:
         raise InputError("active_player", f"{active!r} is not one of the players")
 
-    def player_ref(obj: _Obj, key: str) -> str:
-        pid = obj.id(key)
-        if pid not in player_ids:
-            raise InputError(obj.sub(key), f"{pid!r} is not a player")
-        return pid
-
-    planeswalkers: list[Planeswalker] = []
-    for i, raw in enumerate(top.array("planeswalkers")):
-        obj = _Obj(raw, "planeswalkers", _PLANESWALKER_FIELDS, i)
-        wid = obj.id("id")
-        register(wid, obj)
-        in_combat = obj.boolean("in_combat")
-        planeswalkers.append(Planeswalker(wid, player_ref(obj, "controller"),
-                                          obj.integer("loyalty"),
-                                          True if in_combat is None else in_combat,
-                                          obj.string("name")))
+    walkers: list[Planeswalker] = []
+    raw_walkers = top.get("planeswalkers", _EMPTY_LIST)
+    if type(raw_walkers) is not list or len(raw_walkers) > MAX_OBJECTS:
+        raw_walkers = _Obj(top, "", _TOP_FIELDS).array("planeswalkers")
+    for i, raw in enumerate(raw_walkers):
+        walkers.append(_read_walker(raw, i, seen, player_ids))
     battles: list[Battle] = []
-    for i, raw in enumerate(top.array("battles")):
-        obj = _Obj(raw, "battles", _BATTLE_FIELDS, i)
-        bid = obj.id("id")
-        register(bid, obj)
-        in_combat = obj.boolean("in_combat")
-        battles.append(Battle(bid, player_ref(obj, "protector"), obj.integer("defense"),
-                              True if in_combat is None else in_combat, obj.string("name")))
+    raw_battles = top.get("battles", _EMPTY_LIST)
+    if type(raw_battles) is not list or len(raw_battles) > MAX_OBJECTS:
+        raw_battles = _Obj(top, "", _TOP_FIELDS).array("battles")
+    for i, raw in enumerate(raw_battles):
+        battles.append(_read_battle(raw, i, seen, player_ids))
 
-    raw_creatures = top.array("creatures", required=True)
-    parsed: list[tuple[_Obj, Creature, list[Any]]] = []
+    raw_creatures = top.get("creatures")
+    if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
+        raw_creatures = _Obj(top, "", _TOP_FIELDS).array("creatures", required=True)
+    creatures: list[Creature] = []
     blocks = 0
+    fields = _CREATURE_FIELDS
     for i, raw in enumerate(raw_creatures):
-        obj = _Obj(raw, "creatures", _CREATURE_FIELDS, i)
-        cid = obj.id("id")
-        register(cid, obj)
-        controller = player_ref(obj, "controller")
-        power, toughness = obj.integer("power"), obj.integer("toughness")
-        damage, value = obj.integer("damage", 0, minimum=0), obj.integer("value", 1)
-        keywords, toxic = _parse_keywords(obj)
-        attacking = obj.optional_id("attacking")
-        blocked = obj.boolean("blocked")
-        name = obj.string("name")
-        blocking = obj.array("blocking", limit=MAX_BLOCKS_PER_CREATURE)
-        blocks += len(blocking)
-        if blocks > MAX_BLOCKS:
-            raise InputError(obj.sub("blocking"), f"the document has more than {MAX_BLOCKS:,} "
-                             "blocks in all, the limit")
-        # Built once, with the blocks as listed: they are checked below, and any that is
-        # not an attacker this creature may block refuses the whole document.
-        data = obj.data
-        if ("assigns" in data or "qualities" in data or "as_though_unblocked" in data
-                or "assigned_by" in data):
-            creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                                attacking, blocked, tuple(blocking), name, toxic,
-                                AssignmentEffects(*_parse_assignment_effects(obj)))
+        if type(raw) is not dict or not fields.issuperset(raw):
+            _Obj(raw, "creatures", fields, i)
+        cid = raw.get("id")
+        if type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH:
+            cid = _Obj(raw, "creatures", fields, i).id("id")
+        _register(seen, cid, "creatures", i)
+        controller = raw.get("controller")
+        if type(controller) is not str or controller not in player_ids:
+            controller = _player_ref(raw, "creatures", fields, i, "controller", player_ids)
+        power = raw.get("power")
+        if type(power) is not int or not -most <= power <= most:
+            power = _Obj(raw, "creatures", fields, i).integer("power")
+        toughness = raw.get("toughness")
+        if type(toughness) is not int or not -most <= toughness <= most:
+            toughness = _Obj(raw, "creatures", fields, i).integer("toughness")
+        damage = raw.get("damage", 0)
+        if type(damage) is not int or not 0 <= damage <= most:
+            damage = _Obj(raw, "creatures", fields, i).integer("damage", 0, minimum=0)
+        value = raw.get("value", 1)
+        if type(value) is not int or not -most <= value <= most:
+            value = _Obj(raw, "creatures", fields, i).integer("value", 1)
+        raw_keywords = raw.get("keywords", _EMPTY_LIST)
+        if type(raw_keywords) is not list or len(raw_keywords) > MAX_OBJECTS:
+            raw_keywords = _Obj(raw, "creatures", fields, i).array("keywords")
+        keywords, toxic = _read_keywords(raw_keywords, f"creatures[{i}].keywords") \
+            if raw_keywords else (_NO_KEYWORDS, 0)
+        attacking = raw.get("attacking")
+        if attacking is not None and (type(attacking) is not str
+                                      or not 0 < len(attacking) <= MAX_ID_LENGTH):
+            attacking = _Obj(raw, "creatures", fields, i).optional_id("attacking")
+        blocked = raw.get("blocked", _MISSING)
+        if blocked is _MISSING:
+            blocked = None
+        elif type(blocked) is not bool:
+            blocked = _Obj(raw, "creatures", fields, i).boolean("blocked")
+        name = _name(raw, "creatures", fields, i)
+        blocking = raw.get("blocking", _EMPTY_LIST)
+        if type(blocking) is not list or len(blocking) > MAX_BLOCKS_PER_CREATURE:
+            blocking = _Obj(raw, "creatures", fields, i).array(
+                "blocking", limit=MAX_BLOCKS_PER_CREATURE)
+        if blocking:
+            blocks += len(blocking)
+            if blocks > MAX_BLOCKS:
+                raise InputError(f"creatures[{i}].blocking", f"the document has more than "
+                                 f"{MAX_BLOCKS:,} blocks in all, the limit")
+        # Built with the blocks as listed: they are checked below, and any that is not
+        # an attacker this creature may block refuses the whole document.
+        if ("assigns" not in raw and "qualities" not in raw
+                and "as_though_unblocked" not in raw and "assigned_by" not in raw):
+            creatures.append(Creature(cid, controller, power, toughness, damage, value,
+                                      keywords, attacking, blocked, tuple(blocking), name,
+                                      toxic))
         else:
-            creature = Creature(cid, controller, power, toughness, damage, value, keywords,
-                                attacking, blocked, tuple(blocking), name, toxic)
-        parsed.append((obj, creature, blocking))
+            creatures.append(Creature(
+                cid, controller, power, toughness, damage, value, keywords, attacking,
+                blocked, tuple(blocking), name, toxic, AssignmentEffects(
+                    *_parse_assignment_effects(_Obj(raw, "creatures", fields, i)))))
 
     # Attack targets (508.1b): an opponent, a planeswalker an opponent controls, or a
     # battle an opponent protects.  defender[x] is the defending player for attacker x.
     defender: dict[str, str] = {}
-    pw_by_id = {p.id: p for p in planeswalkers}
-    battle_by_id = {b.id: b for b in battles}
-    for obj, c, _ in parsed:
-        if c.attacking is None:
+    first_strike = False
+    for i, c in enumerate(creatures):
+        target = c.attacking
+        if target is None:
             if c.blocked is not None:
-                raise InputError(obj.sub("blocked"), "only an attacking creature can be blocked")
+                raise InputError(f"creatures[{i}].blocked",
+                                 "only an attacking creature can be blocked")
+            if c.blocking and c.keywords and c.has_first_strike:
+                first_strike = True
             continue
         if c.controller != active:
-            raise InputError(obj.sub("attacking"), f"{c.id!r} is controlled by "
+            raise InputError(f"creatures[{i}].attacking", f"{c.id!r} is controlled by "
                              f"{c.controller!r}, not the "
                              f"active player {active!r}; only the active player attacks")
-        target = c.attacking
         if target in player_ids:
             owner = target
-        elif target in pw_by_id:
-            owner = pw_by_id[target].controller
-        elif target in battle_by_id:
-            owner = battle_by_id[target].protector
         else:
-            raise InputError(obj.sub("attacking"),
-                             f"{target!r} is not a player, planeswalker or battle")
+            where = seen.get(target)
+            if where is not None and where[0] == "planeswalkers":
+                owner = walkers[where[1]].controller
+            elif where is not None and where[0] == "battles":
+                owner = battles[where[1]].protector
+            else:
+                raise InputError(f"creatures[{i}].attacking",
+                                 f"{target!r} is not a player, planeswalker or battle")
         if owner == active:
-            raise InputError(obj.sub("attacking"), f"{target!r} is the active player's own; "
-                             "a creature attacks an opponent, their planeswalker or a "
-                             "battle they protect")
+            raise InputError(f"creatures[{i}].attacking", f"{target!r} is the active "
+                             "player's own; a creature attacks an opponent, their "
+                             "planeswalker or a battle they protect")
         defender[c.id] = owner
+        if c.keywords and c.has_first_strike:
+            first_strike = True
 
-    blocked_by: dict[str, list[str]] = {}
-    for obj, c, blocking in parsed:
-        if not blocking:
+    blockers: dict[str, list[str]] = {aid: [] for aid in defender}
+    for i, c in enumerate(creatures):
+        if not c.blocking:
             continue
         ids: dict[str, None] = {}  # in order; a set's look-up (1,000 ids per blocker)
-        for j, raw_id in enumerate(blocking):
+        for j, raw_id in enumerate(c.blocking):
             aid = raw_id if type(raw_id) is str and 0 < len(raw_id) <= MAX_ID_LENGTH \
-                else check_id(raw_id, f"{obj.sub('blocking')}[{j}]")
+                else check_id(raw_id, f"creatures[{i}].blocking[{j}]")
             if (aid in defender and aid not in ids and c.attacking is None
                     and c.controller != active and defender[aid] == c.controller):
                 ids[aid] = None  # the common case, checked without building the path
-                blocked_by.setdefault(aid, []).append(c.id)
+                blockers[aid].append(c.id)
                 continue
-            path = f"{obj.sub('blocking')}[{j}]"
+            path = f"creatures[{i}].blocking[{j}]"
             if aid not in defender:
                 raise InputError(path, f"{aid!r} is not an attacking creature")
             if aid in ids:
@@ -915,36 +764,117 @@ def _parse_general(document: object) -> Combat:
                 raise InputError(path, f"{c.id!r} is controlled by the active player and "
                                  f"cannot block its controller's creature {aid!r}")
             raise InputError(path, f"{aid!r} attacks {defender[aid]!r} or what they "
-                             f"control or protect, so {c.id!r}, controlled by {c.controller!r}, "
-                             "cannot block it (509.1a)")
-    creatures = [c for _, c, _ in parsed]
-    for obj, c, _ in parsed:
-        if c.blocked is False and c.id in blocked_by:
-            raise InputError(obj.sub("blocked"), f"is false, but {blocked_by[c.id][0]!r} "
-                             f"blocks {c.id!r}")
+                             f"control or protect, so {c.id!r}, controlled by "
+                             f"{c.controller!r}, cannot block it (509.1a)")
+    for i, c in enumerate(creatures):
+        if c.blocked is False and blockers.get(c.id):
+            raise InputError(f"creatures[{i}].blocked", f"is false, but "
+                             f"{blockers[c.id][0]!r} blocks {c.id!r}")
         if c.effects is not NO_EFFECTS and c.as_though_unblocked and c.attacking is None:
-            raise InputError(obj.sub("as_though_unblocked"), "only an attacking creature "
-                             "can assign its combat damage as though it weren't blocked")
+            raise InputError(f"creatures[{i}].as_though_unblocked", "only an attacking "
+                             "creature can assign its combat damage as though it weren't "
+                             "blocked")
 
-    raw_step = top.raw("step")
+    raw_step = top.get("step")
     step: Step
-    if raw_step is _MISSING or raw_step is None:
-        fighting = (c for c in creatures if c.is_attacking or c.is_blocking)
-        step = "first_strike" if any(c.has_first_strike for c in fighting) else "regular"
+    if raw_step is None:
+        step = "first_strike" if first_strike else "regular"
     elif raw_step in STEPS:
         step = "first_strike" if raw_step == "first_strike" else "regular"
     else:
         raise InputError("step", f"must be 'first_strike' or 'regular', not "
                          f"{brief_repr(raw_step)}")
 
-    creature_ids = {c.id for c in creatures}
-    most_power = max((c.power for c in creatures), default=0)
-    if any(c.effects.assigns == "toughness" for c in creatures if c.effects is not NO_EFFECTS):
-        most_power = max(most_power, max(c.toughness for c in creatures))
-    prevention, multipliers, thresholds = _parse_effects(top, seen, creature_ids, player_ids,
-                                                         most_power)
-    return Combat(active, tuple(players), tuple(creatures), tuple(planeswalkers),
-                  tuple(battles), step, prevention, multipliers, thresholds)
+    prevention: tuple[Prevention, ...] = ()
+    multipliers: tuple[Multiplier, ...] = ()
+    thresholds: tuple[LossThreshold, ...] = ()
+    if "prevention" in top or "multipliers" in top or "loss_thresholds" in top:
+        most_power = max((c.power for c in creatures), default=0)
+        if any(c.effects.assigns == "toughness" for c in creatures
+               if c.effects is not NO_EFFECTS):
+            most_power = max(most_power, max(c.toughness for c in creatures))
+        prevention, multipliers, thresholds = _parse_effects(
+            _Obj(top, "", _TOP_FIELDS), seen, {c.id for c in creatures}, player_ids,
+            most_power)
+    index: dict[str, Player | Creature | Planeswalker | Battle] = {p.id: p for p in players}
+    for c in creatures:
+        index[c.id] = c
+    for w in walkers:  # in the constructor's order: players, creatures, planeswalkers,
+        index[w.id] = w
+    for b in battles:  # battles
+        index[b.id] = b
+    return _assembled(active, tuple(players), tuple(creatures), tuple(walkers),
+                      tuple(battles), step, prevention, multipliers, thresholds, index,
+                      {aid: tuple(ids) for aid, ids in blockers.items()})
+
+
+def _read_walker(raw: Any, i: int, seen: dict[str, tuple[str, int]],
+                 player_ids: set[str]) -> Planeswalker:
+    """``planeswalkers[i]``."""
+    fields = _PLANESWALKER_FIELDS
+    if type(raw) is not dict or not fields.issuperset(raw):
+        _Obj(raw, "planeswalkers", fields, i)
+    wid = raw.get("id")
+    if type(wid) is not str or not 0 < len(wid) <= MAX_ID_LENGTH:
+        wid = _Obj(raw, "planeswalkers", fields, i).id("id")
+    _register(seen, wid, "planeswalkers", i)
+    in_combat = raw.get("in_combat", True)
+    if type(in_combat) is not bool:
+        in_combat = _Obj(raw, "planeswalkers", fields, i).boolean("in_combat")
+    controller = _player_ref(raw, "planeswalkers", fields, i, "controller", player_ids)
+    loyalty = raw.get("loyalty")
+    if type(loyalty) is not int or not -MAX_MAGNITUDE <= loyalty <= MAX_MAGNITUDE:
+        loyalty = _Obj(raw, "planeswalkers", fields, i).integer("loyalty")
+    return Planeswalker(wid, controller, loyalty, in_combat,
+                        _name(raw, "planeswalkers", fields, i))
+
+
+def _read_battle(raw: Any, i: int, seen: dict[str, tuple[str, int]],
+                 player_ids: set[str]) -> Battle:
+    """``battles[i]``."""
+    fields = _BATTLE_FIELDS
+    if type(raw) is not dict or not fields.issuperset(raw):
+        _Obj(raw, "battles", fields, i)
+    bid = raw.get("id")
+    if type(bid) is not str or not 0 < len(bid) <= MAX_ID_LENGTH:
+        bid = _Obj(raw, "battles", fields, i).id("id")
+    _register(seen, bid, "battles", i)
+    in_combat = raw.get("in_combat", True)
+    if type(in_combat) is not bool:
+        in_combat = _Obj(raw, "battles", fields, i).boolean("in_combat")
+    protector = _player_ref(raw, "battles", fields, i, "protector", player_ids)
+    defense = raw.get("defense")
+    if type(defense) is not int or not -MAX_MAGNITUDE <= defense <= MAX_MAGNITUDE:
+        defense = _Obj(raw, "battles", fields, i).integer("defense")
+    return Battle(bid, protector, defense, in_combat, _name(raw, "battles", fields, i))
+
+
+def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creature, ...],
+               planeswalkers: tuple[Planeswalker, ...], battles: tuple[Battle, ...],
+               step: Step, prevention: tuple[Prevention, ...],
+               multipliers: tuple[Multiplier, ...], thresholds: tuple[LossThreshold, ...],
+               index: dict[str, Player | Creature | Planeswalker | Battle],
+               blockers: dict[str, tuple[str, ...]]) -> Combat:
+    """The :class:`Combat` of these fields, with the look-ups its constructor would
+    derive (``index``, ``blockers``) given: the reader has them at hand, and deriving
+    them again was a fifth of a tiny document's reading. The tests compare it, look-ups
+    included, with the constructor's."""
+    combat = Combat.__new__(Combat)  # (object's own, as compiled classes need)
+    # Frozen: set as the dataclass's own constructor sets its fields (called by name, as
+    # Creature.__init__ explains).
+    object.__setattr__(combat, "active_player", active)
+    object.__setattr__(combat, "players", players)
+    object.__setattr__(combat, "creatures", creatures)
+    object.__setattr__(combat, "planeswalkers", planeswalkers)
+    object.__setattr__(combat, "battles", battles)
+    object.__setattr__(combat, "step", step)
+    object.__setattr__(combat, "prevention", prevention)
+    object.__setattr__(combat, "multipliers", multipliers)
+    object.__setattr__(combat, "loss_thresholds", thresholds)
+    object.__setattr__(combat, "_index", index)
+    object.__setattr__(combat, "_blockers", blockers)
+    object.__setattr__(combat, "memo", {})
+    return combat
 
 
 def _parse_assignment_effects(obj: _Obj) -> tuple[frozenset[str], Assigns, bool, AssignedBy]:
@@ -966,7 +896,7 @@ def _parse_assignment_effects(obj: _Obj) -> tuple[frozenset[str], Assigns, bool,
     return qualities, assigns, obj.boolean("as_though_unblocked") is True, assigned_by
 
 
-def _parse_effects(top: _Obj, seen: dict[str, _Obj], creature_ids: set[str],
+def _parse_effects(top: _Obj, seen: Mapping[str, object], creature_ids: set[str],
                    player_ids: set[str], most_power: int) -> tuple[tuple[Prevention, ...],
                                                   tuple[Multiplier, ...],
                                                   tuple[LossThreshold, ...]]:
