@@ -17,7 +17,11 @@ Each path is timed ``R`` rounds by the wall clock and, where the work is in this
 or in the one server, by CPU time (``serve``: the server's own, from ``/proc``); the
 median, quartiles and extremes of the rounds are reported. The answers of every path are
 compared with ``api.solve``'s on the first round, every ``api.solve`` answer is validated,
-and the first 200 are checked against brute force where it runs. With ``--profile``,
+and the first 200 are checked against brute force where it runs. Where a new combat's
+time goes is measured stage by stage in this process (CPU time, best of the rounds):
+decoding the request line, walking the document's fields without a check (the floor of
+any reader of it), reading the combat, its legal space, the whole ``api.solve``, and
+encoding the answer. With ``--profile``,
 each path runs one more round under :mod:`cProfile` (``serve`` in this process, through
 ``serve.serve`` on an in-memory input), and its top functions by own time and by
 cumulative time are reported with their share of the round.
@@ -273,6 +277,7 @@ def run(combats_per_round: int, repeat: int, seed: int, do_profile: bool,
                          if any(x["per_cpu_second"] for x in rs) else None}
                   for path, rs in rounds.items()},
         "checks": checks, "targets": TARGETS,
+        "stages": stages(combats(combats_per_round, seed + repeat + 1), repeat),
     }
     if do_profile:
         result["profiles"] = profiles(combats_per_round, plan_combats, seed + repeat)
@@ -296,6 +301,59 @@ def profiles(n: int, k: int, seed: int) -> dict[str, Any]:
         lambda: serve.serve(io.BytesIO(lines), io.StringIO()))
     found["api.plan, first-strike combats"] = profile(lambda: plan_each(plans))
     return found
+
+
+STAGES = ("decode the request line (orjson.loads)", "walk every field, no checks",
+          "read the combat (Combat.from_json)", "its legal space (legal_space)",
+          "the whole api.solve", "encode the answer (orjson.dumps)")
+"""The stages :func:`stages` times, in order."""
+
+
+def _walk(doc: Document) -> int:
+    """Every field of ``doc`` looked at once, as a reader must: how many."""
+    seen = 0
+    for key in ("players", "creatures", "planeswalkers"):
+        for obj in doc.get(key, ()):
+            for value in obj.values():
+                seen += 1
+                if type(value) is list:
+                    seen += len(value)
+    return seen
+
+
+def stages(docs: Sequence[Document], repeat: int) -> dict[str, float]:
+    """Microseconds of CPU per combat of each of :data:`STAGES` on ``docs`` (each new to
+    the space cache), best of ``repeat`` runs."""
+    import orjson
+
+    lines = [line.encode() for line in serve_lines(docs, 1)]
+    combats_read = [Combat.from_json(doc) for doc in docs]
+    answers = [{"jsonrpc": "2.0", "id": i, "result": a}
+               for i, a in enumerate(solve_each(docs))]
+    # Each stage's value is dropped at once, as a search loop drops what it has valued
+    # (a list of them all would make the garbage collector walk it again and again).
+    work: dict[str, tuple[Callable[[Any], Any], Sequence[Any]]] = {
+        STAGES[0]: (orjson.loads, lines),
+        STAGES[1]: (_walk, docs),
+        STAGES[2]: (Combat.from_json, docs),
+        STAGES[3]: (lambda c: legal_space(c, "attackers"), combats_read),
+        STAGES[4]: (api.solve, docs),
+        STAGES[5]: (orjson.dumps, answers),
+    }
+    found = {}
+    for name, (fn, items) in work.items():
+        best = float("inf")
+        for _ in range(repeat):
+            api.forget_spaces()
+            _, cpu, _ = timed(lambda fn=fn, items=items: _each(fn, items))
+            best = min(best, cpu)
+        found[name] = best / len(items) * 1e6
+    return found
+
+
+def _each(fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
+    for item in items:
+        fn(item)
 
 
 def _rate(q: dict[str, float] | None) -> str:
@@ -325,6 +383,11 @@ def report(results: dict[str, Any]) -> str:
         lines.append(f"| {path} | {target:,.0f} | {_rate(data['per_second'])} | "
                      f"{_rate(data['per_cpu_second'])} | {verdict} |")
     checks = results["checks"]
+    lines += ["", "Where a new combat's time goes (CPU per combat in this process, best of "
+              "the rounds; each stage on its own):", "",
+              "| stage | µs per combat | per second |", "| --- | ---: | ---: |"]
+    for stage, micros in results["stages"].items():
+        lines.append(f"| {stage} | {micros:,.1f} | {1e6 / micros:,.0f} |")
     lines += ["", f"Checks: every path's answers equal `api.solve`'s on the first round; "
               f"{checks.get('validated', 0):,} answers validated, "
               f"{checks.get('brute_compared', 0)} equal to brute force, "

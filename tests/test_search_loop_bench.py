@@ -46,6 +46,10 @@ def test_search_loop_quick_run(tmp_path: Path) -> None:
     checks = results["checks"]
     assert checks["validated"] == 300 and checks["brute_compared"] >= 150
     assert checks["plans_proved"] == 30
+    from benchmarks.search_loop import STAGES
+
+    stages = results["stages"]
+    assert list(stages) == list(STAGES) and all(v > 0 for v in stages.values())
     profiles = results["profiles"]
     assert set(profiles) <= set(paths) and len(profiles) == 4
     for found in profiles.values():
