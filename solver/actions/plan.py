@@ -237,7 +237,13 @@ class _Search:
         replies = self._splits(combat, "blockers")
         separable = not moved_choices(combat) \
             and not any(c.has("lifelink") for c in combat.blockers)
-        if separable:
+        # Pairing the splits scores at most len(attacks) * len(replies) lines, the sum
+        # len(attacks) + len(replies) + 1: when one side has a single split (a forced
+        # reply, the usual case of small combats) or both have two, pairing is no dearer,
+        # and it finds the same value and the same principal splits (the first best
+        # attack, its first worst reply: adding a constant vector keeps lexicographic
+        # order).
+        if separable and len(attacks) * len(replies) > len(attacks) + len(replies) + 1:
             # Every term depends on one side's split: value(a, b) = value(a, {}) +
             # value({}, b) - value({}, {}), and lexicographic order respects sums. Not
             # so when a side chooses a creature of the other's (702.22j-k): then both
