@@ -521,23 +521,23 @@ _EMPTY_LIST: list[Any] = []
 """What an absent list reads as (read, never changed)."""
 
 
-def _read_keywords(values: list[Any], path: str) -> tuple[frozenset[str], int]:
-    """The keywords but ``toxic N``, and the sum of the toxic values (702.164c: two
-    instances of toxic 2 give four poison counters, which a set of keywords cannot say);
-    ``path`` is the list's."""
+def _read_keywords(values: list[Any], creature: int) -> tuple[frozenset[str], int]:
+    """The keywords of ``creatures[creature]`` but ``toxic N``, and the sum of the toxic
+    values (702.164c: two instances of toxic 2 give four poison counters, which a set of
+    keywords cannot say)."""
     keywords = set()
     toxic = 0
     for i, value in enumerate(values):
         if type(value) is not str or len(value) > MAX_TEXT_LENGTH:
-            value = check_text(value, f"{path}[{i}]")
+            value = check_text(value, f"creatures[{creature}].keywords[{i}]")
         keyword, refused = read_keyword(value)
         if refused is not None:
-            raise InputError(f"{path}[{i}]", refused)
+            raise InputError(f"creatures[{creature}].keywords[{i}]", refused)
         if keyword.startswith("toxic "):
             toxic += int(keyword[6:])
             if toxic > MAX_MAGNITUDE:
-                raise InputError(f"{path}[{i}]", "the toxic values add up "
-                                 f"to more than {int_text(MAX_MAGNITUDE)}")
+                raise InputError(f"creatures[{creature}].keywords[{i}]", "the toxic values "
+                                 f"add up to more than {int_text(MAX_MAGNITUDE)}")
             continue
         keywords.add(keyword)
     return frozenset(keywords), toxic
@@ -566,13 +566,12 @@ def _player_ref(raw: Mapping[str, Any], prefix: str, allowed: frozenset[str], i:
     return pid
 
 
-def _register(seen: dict[str, tuple[str, int]], object_id: str, prefix: str, i: int) -> None:
-    """Take ``object_id`` for the object at ``prefix[i]``; refused if another has it."""
-    if object_id in seen:
-        other, j = seen[object_id]
-        raise InputError(f"{prefix}[{i}].id", f"duplicate id {object_id!r} (also "
-                         f"{other}[{j}].id)")
-    seen[object_id] = (prefix, i)
+def _duplicate(seen: dict[str, tuple[str, int]], object_id: str, prefix: str,
+               i: int) -> InputError:
+    """The refusal of the object at ``prefix[i]``, whose id another object has."""
+    other, j = seen[object_id]
+    return InputError(f"{prefix}[{i}].id", f"duplicate id {object_id!r} (also "
+                      f"{other}[{j}].id)")
 
 
 def _parse_combat(document: object) -> Combat:
@@ -609,7 +608,9 @@ def _parse_combat(document: object) -> Combat:
         pid = raw.get("id")
         if type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH:
             pid = _Obj(raw, "players", _PLAYER_FIELDS, i).id("id")
-        _register(seen, pid, "players", i)
+        if pid in seen:
+            raise _duplicate(seen, pid, "players", i)
+        seen[pid] = ("players", i)
         life = raw.get("life", 20)
         if type(life) is not int or not -most <= life <= most:
             life = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("life", 20)
@@ -651,7 +652,9 @@ def _parse_combat(document: object) -> Combat:
         cid = raw.get("id")
         if type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH:
             cid = _Obj(raw, "creatures", fields, i).id("id")
-        _register(seen, cid, "creatures", i)
+        if cid in seen:
+            raise _duplicate(seen, cid, "creatures", i)
+        seen[cid] = ("creatures", i)
         controller = raw.get("controller")
         if type(controller) is not str or controller not in player_ids:
             controller = _player_ref(raw, "creatures", fields, i, "controller", player_ids)
@@ -670,7 +673,7 @@ def _parse_combat(document: object) -> Combat:
         raw_keywords = raw.get("keywords", _EMPTY_LIST)
         if type(raw_keywords) is not list or len(raw_keywords) > MAX_OBJECTS:
             raw_keywords = _Obj(raw, "creatures", fields, i).array("keywords")
-        keywords, toxic = _read_keywords(raw_keywords, f"creatures[{i}].keywords") \
+        keywords, toxic = _read_keywords(raw_keywords, i) \
             if raw_keywords else (_NO_KEYWORDS, 0)
         attacking = raw.get("attacking")
         if attacking is not None and (type(attacking) is not str
@@ -817,7 +820,9 @@ def _read_walker(raw: Any, i: int, seen: dict[str, tuple[str, int]],
     wid = raw.get("id")
     if type(wid) is not str or not 0 < len(wid) <= MAX_ID_LENGTH:
         wid = _Obj(raw, "planeswalkers", fields, i).id("id")
-    _register(seen, wid, "planeswalkers", i)
+    if wid in seen:
+        raise _duplicate(seen, wid, "planeswalkers", i)
+    seen[wid] = ("planeswalkers", i)
     in_combat = raw.get("in_combat", True)
     if type(in_combat) is not bool:
         in_combat = _Obj(raw, "planeswalkers", fields, i).boolean("in_combat")
@@ -838,7 +843,9 @@ def _read_battle(raw: Any, i: int, seen: dict[str, tuple[str, int]],
     bid = raw.get("id")
     if type(bid) is not str or not 0 < len(bid) <= MAX_ID_LENGTH:
         bid = _Obj(raw, "battles", fields, i).id("id")
-    _register(seen, bid, "battles", i)
+    if bid in seen:
+        raise _duplicate(seen, bid, "battles", i)
+    seen[bid] = ("battles", i)
     in_combat = raw.get("in_combat", True)
     if type(in_combat) is not bool:
         in_combat = _Obj(raw, "battles", fields, i).boolean("in_combat")
