@@ -644,6 +644,7 @@ def _parse_combat(document: object) -> Combat:
     if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
         raw_creatures = _Obj(top, "", _TOP_FIELDS).array("creatures", required=True)
     creatures: list[Creature] = []
+    listed: list[list[Any]] = []  # each creature's blocks as given, checked below
     blocks = 0
     fields = _CREATURE_FIELDS
     for i, raw in enumerate(raw_creatures):
@@ -689,6 +690,7 @@ def _parse_combat(document: object) -> Combat:
         if type(blocking) is not list or len(blocking) > MAX_BLOCKS_PER_CREATURE:
             blocking = _Obj(raw, "creatures", fields, i).array(
                 "blocking", limit=MAX_BLOCKS_PER_CREATURE)
+        listed.append(blocking)
         if blocking:
             blocks += len(blocking)
             if blocks > MAX_BLOCKS:
@@ -745,10 +747,13 @@ def _parse_combat(document: object) -> Combat:
 
     blockers: dict[str, list[str]] = {aid: [] for aid in defender}
     for i, c in enumerate(creatures):
-        if not c.blocking:
+        blocking = listed[i]
+        if not blocking:
             continue
         ids: dict[str, None] = {}  # in order; a set's look-up (1,000 ids per blocker)
-        for j, raw_id in enumerate(c.blocking):
+        # The list as given (Any), not the creature's tuple, which is declared to hold
+        # ids: the compiled build checks a declared type, and an entry may be no string.
+        for j, raw_id in enumerate(blocking):
             aid = raw_id if type(raw_id) is str and 0 < len(raw_id) <= MAX_ID_LENGTH \
                 else check_id(raw_id, f"creatures[{i}].blocking[{j}]")
             if (aid in defender and aid not in ids and c.attacking is None
