@@ -224,6 +224,10 @@ def test_every_document_in_tests_data_validates(path: Path) -> None:
             isinstance(e, dict) and "blocker" in e for e in document):
         check("board", document, "/$defs/declaration")  # a block declaration (§11)
         return
+    if isinstance(document, list) and document and all(isinstance(d, list) for d in document):
+        for declaration in document:  # evaluate_blocks' list of declarations (§11)
+            check("board", declaration, "/$defs/declaration")
+        return
     check(kind_of(document), document)
 
 

@@ -136,12 +136,6 @@ MAX_INDEX_DIGITS = 100_000
 """The longest index ``unrank`` reads (as ``serve`` writes counts up to this many digits)."""
 
 
-def _objective(raw: str | None) -> list[str] | None:
-    if raw is None:
-        return None
-    return [t.strip() for t in raw.split(",")]
-
-
 def _version() -> str:
     import trample  # its __init__ (solver/_root) reads the version pyproject.toml sets
 
@@ -403,7 +397,7 @@ def run(argv: Sequence[str]) -> int:
             raise _Usage("apply: STATE and ACTION cannot both be -")
         state = _read_json(args.state, "game state")
         action = _read_json_or_text(args.action, "action")
-        _emit(apply(state, action, objective=_objective(args.objective),
+        _emit(apply(state, action, objective=args.objective,
                     time_limit=args.time_limit))
         return EXIT_OK
 
@@ -412,13 +406,13 @@ def run(argv: Sequence[str]) -> int:
         return _blocks(args)
     document = _read_json(args.file, "combat document")
     if args.command == "attack":
-        _emit(api.best_attack(document, objective=_objective(args.objective),
+        _emit(api.best_attack(document, objective=args.objective,
                               time_limit=args.time_limit, ties=args.ties or None))
     elif args.command == "plan":
-        _emit(api.plan(document, objective=_objective(args.objective),
+        _emit(api.plan(document, objective=args.objective,
                        time_limit=args.time_limit))
     elif args.command == "solve":
-        _emit(api.solve(document, side=args.side, objective=_objective(args.objective),
+        _emit(api.solve(document, side=args.side, objective=args.objective,
                         time_limit=args.time_limit, started=started))
     elif args.command == "validate":
         assignment = None
@@ -487,10 +481,10 @@ def _blocks(args: argparse.Namespace) -> int:
         _emit(api.block_options(document, fixed if fixed is not None else {}, args.blocker))
     elif what == "evaluate":
         declared = _second(args, args.declarations, "declarations file")
-        _emit(api.evaluate_blocks(document, declared, objective=_objective(args.objective),
+        _emit(api.evaluate_blocks(document, declared, objective=args.objective,
                                   time_limit=args.time_limit))
     else:
-        _emit(api.best_block(document, objective=_objective(args.objective),
+        _emit(api.best_block(document, objective=args.objective,
                              time_limit=args.time_limit, ties=args.ties or None))
     return EXIT_OK
 
