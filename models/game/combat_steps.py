@@ -23,7 +23,8 @@ plugs in (:mod:`trample.solver.interface.game_loop`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -321,8 +322,17 @@ def combat_of(state: GameState, step: str | None = None,
     if not extra:
         return fight
     document = _with_fields(fight.to_json(), extra)
-    try:
+    with refused_as_the_combat():
         return Combat.from_json(document)
+
+
+@contextmanager
+def refused_as_the_combat() -> Iterator[None]:
+    """A refusal of a step's combat/1 document (by its reader, or by the rules: a blocked
+    Thorn Elemental whose split the defending player chooses under 702.22j, say) as the
+    game model words it: InputError ``combat``, naming the document's field."""
+    try:
+        yield
     except InputError as exc:
         raise InputError("combat", f"the combat/1 document of this combat is refused at "
                          f"{exc.path}: {exc.reason}") from exc

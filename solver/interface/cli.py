@@ -154,6 +154,16 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+ATTACKERS_DEFAULT = ("losses, deaths, survivals, planeswalker_deaths, battle_deaths, poison, "
+                     "life_loss, loyalty_loss, defense_loss, life_gain")
+BLOCKERS_DEFAULT = "life_kept, survivals, deaths, life_gain"
+PLAN_DEFAULT = ATTACKERS_DEFAULT
+BLOCKS_DEFAULT = ("losses, trade, planeswalker_deaths, battle_deaths, poison, life_loss, "
+                  "loyalty_loss, defense_loss, life_gain")
+"""The default objectives as ``--help`` names them (written out: the parser is built
+without loading the solver; tests/test_cli.py holds them to the solver's own)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(
@@ -169,33 +179,32 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         return p
 
+    def file_argument(p: argparse.ArgumentParser, what: str = "combat") -> None:
+        p.add_argument("file", metavar="FILE", help=f"{what} document, or - for stdin")
+
     def file_and_side(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
+        file_argument(p)
         p.add_argument("--side", choices=["attackers", "blockers"],
                        help="whose damage is assigned (default: the document's, else "
                             "attackers)")
 
+    def objective_and_limit(p: argparse.ArgumentParser, default: str, stop: str,
+                            found: str = "the best found") -> None:
+        p.add_argument("--objective", metavar="T1,T2,...",
+                       help=f"terms, first matters most (default{default})")
+        p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                       help=f"stop {stop} and answer 'feasible' with {found} (default 60)")
+
     p = command("plan", "Both combat damage steps at once: the first-strike split that "
                 "guarantees the best value over the whole combat.")
-    p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default: losses, deaths, survivals, "
-                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop and answer 'feasible' with the best value guaranteed so far "
-                        "(default 60)")
+    file_argument(p)
+    objective_and_limit(p, f": {PLAN_DEFAULT}", "the search",
+                        "the best value guaranteed so far")
 
     p = command("solve", "The best legal assignment for the objective, lexicographically.")
     file_and_side(p)
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default for attackers: losses, deaths, "
-                        "survivals, planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain; for blockers: life_kept, "
-                        "survivals, deaths, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop the search after this long and answer 'feasible' with the "
-                        "best found (default 60)")
+    objective_and_limit(p, f" for attackers: {ATTACKERS_DEFAULT}; for blockers: "
+                           f"{BLOCKERS_DEFAULT}", "the search after this long")
 
     p = command("validate", "Whether an assignment is legal, and every rule it breaks.")
     file_and_side(p)
@@ -253,17 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def board_command(name: str, text: str) -> argparse.ArgumentParser:
         q = blocks.add_parser(name, help=text, description=text)
-        q.add_argument("file", metavar="FILE", help="board document, or - for stdin")
+        file_argument(q, "board")
         return q
-
-    def objective_and_limit(q: argparse.ArgumentParser, what: str) -> None:
-        q.add_argument("--objective", metavar="T1,T2,...",
-                       help="terms, first matters most (default: losses, trade, "
-                            "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                            "loyalty_loss, defense_loss, life_gain)")
-        q.add_argument("--time-limit", type=float, metavar="SECONDS",
-                       help=f"stop {what} and answer 'feasible' with the best found "
-                            "(default 60)")
 
     q = board_command("check", "Whether a block declaration is legal (509.1a-c), and every "
                                "rule it breaks.")
@@ -288,23 +288,17 @@ def build_parser() -> argparse.ArgumentParser:
                                   "the combat it makes).")
     q.add_argument("declarations", metavar="DECLARATIONS_FILE",
                    help="a JSON list of declarations (lists of {blocker, attacker})")
-    objective_and_limit(q, "valuing")
+    objective_and_limit(q, f": {BLOCKS_DEFAULT}", "valuing")
     q = board_command("best", "The legal block declaration of least value for the attackers, "
                               "with plan's answer on it.")
-    objective_and_limit(q, "the search")
+    objective_and_limit(q, f": {BLOCKS_DEFAULT}", "the search")
     q.add_argument("--ties", action="store_true",
                    help="also count the legal declarations of that value")
 
     p = command("attack", "The best attack declaration of a board without attacks (SPEC "
                           "§11), the defenders' best block against it, and plan's answer.")
-    p.add_argument("file", metavar="FILE", help="board document, or - for stdin")
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default: losses, trade, "
-                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop the search and answer 'feasible' with the best found "
-                        "(default 60)")
+    file_argument(p, "board")
+    objective_and_limit(p, f": {BLOCKS_DEFAULT}", "the search")
     p.add_argument("--ties", action="store_true",
                    help="also count the legal attack declarations of that value")
 
