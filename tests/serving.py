@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -69,3 +71,28 @@ class ServeProcess:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+
+
+def served(requests: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
+    """The answers of ``trample serve``'s engine, in this process, to ``requests`` sent
+    one a line, by id."""
+    from trample.solver.interface import serve
+
+    out = io.StringIO()
+    data = "".join(json.dumps(r) + "\n" for r in requests).encode()
+    assert serve.serve(io.BytesIO(data), out) == 0
+    answers = [json.loads(line) for line in out.getvalue().splitlines()]
+    return {a["id"]: a for a in answers}
+
+
+def command(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+            *argv: str, stdin: str = "") -> tuple[int, str, str]:
+    """``trample ARGV`` run in this process: its exit status, standard output and
+    standard error (``stdin`` is its standard input)."""
+    from trample.solver.interface import cli
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+    capsys.readouterr()
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err

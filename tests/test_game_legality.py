@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from serving import command, served
 
 from trample.models.document.assignment import Assignment
 from trample.models.document.errors import InputError
@@ -173,7 +174,8 @@ def test_cli_and_serve_refuse_an_illegal_split() -> None:
 # -- every violation of a split is reported, as validate reports them --------------------
 
 
-def test_every_violation_of_a_split_is_reported() -> None:
+def test_every_violation_of_a_split_is_reported(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     # Two illegal entries: the Vessel (3 power) assigns 8 to the player (510.1a) and the
     # attacking player's Grizzly Bears at home assigns damage (510.1). Both are named, in
     # the order of the entries, by every entry point.
@@ -195,12 +197,11 @@ def test_every_violation_of_a_split_is_reported() -> None:
     message = str(info.value)
     assert message.startswith("action.assignment[0]: 510.1a:")
     assert "; action.assignment[4]: 510.1: " in message
-    result = _run("apply", "-", json.dumps(action), stdin=json.dumps(doc))
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == f"trample: {message}\n"
-    request = {"jsonrpc": "2.0", "method": "apply", "id": 1,
-               "params": {"state": doc, "action": action}}
-    answer = json.loads(_run("serve", stdin=json.dumps(request) + "\n").stdout)
+    status, out, err = command(capsys, monkeypatch, "apply", "-", json.dumps(action),
+                               stdin=json.dumps(doc))
+    assert status == 2 and out == "" and err == f"trample: {message}\n"
+    answer = served([{"jsonrpc": "2.0", "method": "apply", "id": 1,
+                      "params": {"state": doc, "action": action}}])[1]
     assert answer["error"]["code"] == -32602
     assert answer["error"]["message"] == message.replace("action.", "params.action.")
 
@@ -246,7 +247,8 @@ DAMAGE_ACTIONS = [
 ]
 
 
-def test_combat_damage_waits_for_the_stack() -> None:
+def test_combat_damage_waits_for_the_stack(capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
     state, ids = orochi_attacks()
     trigger = state.stack[0].id
     for deal in (lambda: run_combat_damage(state, lambda combat: [], judge),
@@ -264,15 +266,17 @@ def test_combat_damage_waits_for_the_stack() -> None:
         with pytest.raises(InputError) as info:
             apply(doc, action)
         assert info.value.path == "state.stack", action
-        result = _run("apply", "-", json.dumps(action), stdin=json.dumps(doc))
-        assert result.returncode == 2 and result.stdout == ""
-        assert result.stderr.startswith("trample: state.stack: no combat damage while")
-        assert "Traceback" not in result.stderr
-    requests = "".join(json.dumps({"jsonrpc": "2.0", "method": "apply", "id": i,
-                                   "params": {"state": doc, "action": action}}) + "\n"
-                       for i, action in enumerate(DAMAGE_ACTIONS))
-    for line in _run("serve", stdin=requests).stdout.splitlines():
-        error = json.loads(line)["error"]
+        status, out, err = command(capsys, monkeypatch, "apply", "-", json.dumps(action),
+                                   stdin=json.dumps(doc))
+        assert status == 2 and out == ""
+        assert err.startswith("trample: state.stack: no combat damage while")
+        assert len(err.splitlines()) == 1
+    answers = served([{"jsonrpc": "2.0", "method": "apply", "id": i,
+                       "params": {"state": doc, "action": action}}
+                      for i, action in enumerate(DAMAGE_ACTIONS)])
+    assert len(answers) == len(DAMAGE_ACTIONS)
+    for answer in answers.values():
+        error = answer["error"]
         assert error["code"] == -32602
         assert error["message"].startswith("params.state.stack: no combat damage while")
 

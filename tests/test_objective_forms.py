@@ -2,18 +2,18 @@
 at every entry point: the Python functions, the document's own field, ``serve``'s params
 and the command line's ``--objective`` (docs/spec.md, "Request fields"). The string is
 read by the same reader everywhere, so it means what the list means and is refused with
-the same message."""
+the same message. ``serve``'s engine and the command line run in this process
+(tests/test_serve.py and tests/test_cli.py run them as processes)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import command, served
 
 from trample.models.document.errors import InputError
 from trample.models.game.cards import get_card
@@ -119,20 +119,14 @@ def test_the_document_field_and_the_prepared_combat_take_a_string() -> None:
     assert info.value.path == "blockers_objective[1]"
 
 
-def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "trample.solver", *args], input=stdin,
-                          capture_output=True, text=True, timeout=300)
-
-
 def test_serve_takes_a_string_as_its_list() -> None:
     requests = []
     for i, (_, _, method, params, _, terms) in enumerate(ENTRY_POINTS):
         for k, objective in enumerate((terms, as_text(terms), as_text([terms[0], "bogus"]))):
             requests.append({"jsonrpc": "2.0", "method": method, "id": 3 * i + k,
                              "params": {**params, "objective": objective}})
-    served = _run("serve", stdin="".join(json.dumps(r) + "\n" for r in requests))
-    answers = {a["id"]: a for a in map(json.loads, served.stdout.splitlines())}
-    assert len(answers) == len(requests), served.stderr
+    answers = served(requests)
+    assert len(answers) == len(requests)
     for i, (name, call, _, _, _, terms) in enumerate(ENTRY_POINTS):
         listed, text, bad = (answers[3 * i + k] for k in range(3))
         assert listed["result"] == call(terms), name
@@ -145,16 +139,18 @@ def test_serve_takes_a_string_as_its_list() -> None:
 @pytest.mark.parametrize(("call", "args", "terms"),
                          [(e[1], e[4], e[5]) for e in ENTRY_POINTS], ids=IDS)
 def test_the_command_line_reads_its_text_as_the_api_reads_a_string(
-        call: Call, args: list[str], terms: list[str]) -> None:
+        call: Call, args: list[str], terms: list[str], capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     stdin = json.dumps(STATE if args[0] == "apply" else HOME)
     # Spaces around a term and an empty item read as the API reads them.
     text = f"{terms[0]}, ,{terms[1]}"
-    result = _run(*args, "--objective", text, stdin=stdin)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == call(terms)
+    status, out, err = command(capsys, monkeypatch, *args, "--objective", text, stdin=stdin)
+    assert status == 0, err
+    assert json.loads(out) == call(terms)
     for bad in (as_text([terms[0], "bogus"]), ""):
         with pytest.raises(InputError) as info:
             call(bad)
-        refused = _run(*args, "--objective", bad, stdin=stdin)
-        assert refused.returncode == 2 and refused.stdout == ""
-        assert refused.stderr == f"trample: {info.value}\n"
+        status, out, err = command(capsys, monkeypatch, *args, "--objective", bad,
+                                   stdin=stdin)
+        assert status == 2 and out == ""
+        assert err == f"trample: {info.value}\n"
