@@ -206,10 +206,14 @@ def build_parser() -> argparse.ArgumentParser:
     objective_and_limit(p, f" for attackers: {ATTACKERS_DEFAULT}; for blockers: "
                            f"{BLOCKERS_DEFAULT}", "the search after this long")
 
+    def file_side_and_assignment(p: argparse.ArgumentParser) -> None:
+        file_and_side(p)
+        p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
+                       help="the assignment (default: the document's top-level "
+                            "'assignment')")
+
     p = command("validate", "Whether an assignment is legal, and every rule it breaks.")
-    file_and_side(p)
-    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
-                   help="the assignment (default: the document's top-level 'assignment')")
+    file_side_and_assignment(p)
 
     p = command("count", "The exact number of distinct legal assignments.")
     file_and_side(p)
@@ -222,9 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     file_and_side(p)
 
     p = command("rank", "The position of a legal assignment in enumerate's order.")
-    file_and_side(p)
-    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
-                   help="the assignment (default: the document's top-level 'assignment')")
+    file_side_and_assignment(p)
 
     p = command("unrank", "The legal assignment at a position of enumerate's order.")
     file_and_side(p)
