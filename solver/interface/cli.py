@@ -492,16 +492,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _options.clear()
     try:
         return run(argv)
-    except _Usage as exc:
-        print(f"trample: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except InputError as exc:
-        print(f"trample: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except InternalError as exc:
         print(f"trample: internal error: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
-    except TrampleError as exc:
+    except (_Usage, TrampleError) as exc:  # bad input (InputError) or usage
         print(f"trample: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
