@@ -642,22 +642,15 @@ def _term_value(doc: dict, side: str, amounts: dict[tuple[str, str], int], term:
             if is_lethally_assigned(doc, amounts, creature["id"]):
                 total += creature.get("value", 1)
         return total
-    if term == "planeswalker_kills":
+    if term in ("planeswalker_kills", "battle_kills"):
+        # Those in combat (attacked, not removed) whose assigned damage reaches their
+        # loyalty or defense.
         attacked = _attacked_ids(doc)
-        count = 0
-        for pw in _planeswalkers(doc):
-            in_combat = _in_combat_flag(pw) and pw["id"] in attacked
-            if in_combat and _assigned_to(amounts, pw["id"]) >= pw["loyalty"]:
-                count += 1
-        return count
-    if term == "battle_kills":
-        attacked = _attacked_ids(doc)
-        count = 0
-        for battle in _battles(doc):
-            in_combat = _in_combat_flag(battle) and battle["id"] in attacked
-            if in_combat and _assigned_to(amounts, battle["id"]) >= battle["defense"]:
-                count += 1
-        return count
+        things, need = ((_planeswalkers(doc), "loyalty") if term == "planeswalker_kills"
+                        else (_battles(doc), "defense"))
+        return sum(1 for thing in things
+                   if _in_combat_flag(thing) and thing["id"] in attacked
+                   and _assigned_to(amounts, thing["id"]) >= thing[need])
     if term == "player_damage":
         return sum(_assigned_to(amounts, pid) for pid in _player_ids(doc))
     if term == "planeswalker_damage":

@@ -14,6 +14,7 @@ attackers that live, whichever side chose the damage that killed them."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import brute
 
@@ -125,15 +126,21 @@ def _splits(doc: dict, side: str) -> list[dict]:
 
 
 def _regular(doc: dict, first: list, d2: dict, terms: list[str]) -> tuple[int, ...]:
-    best = None
-    for a2 in _splits(d2, "attackers"):
-        worst = None
-        for b2 in _splits(d2, "blockers"):
-            end, res, died, lost = step(d2, {**a2, **b2})
-            v = score(doc, [*first, (res, died, lost)], end, terms)
-            worst = v if worst is None or v < worst else worst
-        best = worst if best is None or worst > best else best
-    return best
+    """max over the attackers' regular split of min over the defenders' of the score,
+    after the first-strike step's ``first`` results."""
+    return max(_worst(d2, a2, lambda end, result: score(doc, [*first, result], end, terms))
+               for a2 in _splits(d2, "attackers"))
+
+
+def _worst(doc: dict, attackers: dict,
+           value: Callable[[dict, tuple[dict, set, set]], tuple[int, ...]]
+           ) -> tuple[int, ...]:
+    """min over the defenders' split of ``value`` of the step both splits make: its
+    document after and its (result, died, lost)."""
+    def after(blockers: dict) -> tuple[int, ...]:
+        end, res, died, lost = step(doc, {**attackers, **blockers})
+        return value(end, (res, died, lost))
+    return min(after(b) for b in _splits(doc, "blockers"))
 
 
 def plan_value(doc: dict, terms: list[str] | None = None) -> tuple[int, ...]:
@@ -142,35 +149,17 @@ def plan_value(doc: dict, terms: list[str] | None = None) -> tuple[int, ...]:
     terms = terms or PLAN_TERMS
     if brute.effective_step(doc) != "first_strike":
         return _regular(doc, [], doc, terms)
-    best = None
-    for a1 in _splits(doc, "attackers"):
-        worst = None
-        for b1 in _splits(doc, "blockers"):
-            d2, res, died, lost = step(doc, {**a1, **b1})
-            v = _regular(doc, [(res, died, lost)], d2, terms)
-            worst = v if worst is None or v < worst else worst
-        best = worst if best is None or worst > best else best
-    return best
+    return max(line_value(doc, a1, terms) for a1 in _splits(doc, "attackers"))
 
 
 def line_value(doc: dict, a1: dict, terms: list[str] | None = None) -> tuple[int, ...]:
     """What the first-strike split ``a1`` guarantees: min over the defenders' reply."""
-    terms = terms or PLAN_TERMS
-    worst = None
-    for b1 in _splits(doc, "blockers"):
-        d2, res, died, lost = step(doc, {**a1, **b1})
-        v = _regular(doc, [(res, died, lost)], d2, terms)
-        worst = v if worst is None or v < worst else worst
-    return worst
+    chosen = terms or PLAN_TERMS
+    return _worst(doc, a1, lambda d2, result: _regular(doc, [result], d2, chosen))
 
 
 def regular_line_value(doc: dict, a2: dict, terms: list[str] | None = None) -> tuple[int, ...]:
     """What the attackers' split ``a2`` of a regular-step document guarantees: min over
     the defenders' reply of the score."""
-    terms = terms or PLAN_TERMS
-    worst = None
-    for b2 in _splits(doc, "blockers"):
-        end, res, died, lost = step(doc, {**a2, **b2})
-        v = score(doc, [(res, died, lost)], end, terms)
-        worst = v if worst is None or v < worst else worst
-    return worst
+    chosen = terms or PLAN_TERMS
+    return _worst(doc, a2, lambda end, result: score(doc, [result], end, chosen))

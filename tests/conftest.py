@@ -13,6 +13,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
+        "markers", "slow: left out of the default run (pyproject.toml's addopts), which "
+        "checks the same property on other cases; run with -m slow")
+    config.addinivalue_line(
         "markers", "sources: the test needs the modules run from their sources, not from "
         "the compiled build (trample.solver.native): it replaces a function inside one, or "
         "hands a constructor stand-in values that a compiled one refuses by type")

@@ -175,21 +175,21 @@ def combats(draw, max_sources: int = 4, rich: bool = False) -> dict:
         # Mostly a defending player, sometimes the active player.
         return draw_(st.sampled_from(defenders + defenders + [active]))
 
-    planeswalkers = []
-    for i in range(draw(st.integers(0, 2))):
-        pw = {"id": f"pw{i}", "controller": owner(draw), "loyalty": draw(LOYALTY)}
-        in_combat = draw(IN_COMBAT_ST)
-        if in_combat is not None:
-            pw["in_combat"] = in_combat
-        planeswalkers.append(pw)
+    def attackable(prefix: str, whose: str, amount: str, amounts: st.SearchStrategy[int]
+                   ) -> list[dict]:
+        # 0-2 planeswalkers or battles: each one's player, its loyalty or defense, and
+        # sometimes in_combat.
+        made = []
+        for i in range(draw(st.integers(0, 2))):
+            target = {"id": f"{prefix}{i}", whose: owner(draw), amount: draw(amounts)}
+            in_combat = draw(IN_COMBAT_ST)
+            if in_combat is not None:
+                target["in_combat"] = in_combat
+            made.append(target)
+        return made
 
-    battles = []
-    for i in range(draw(st.integers(0, 2))):
-        battle = {"id": f"b{i}", "protector": owner(draw), "defense": draw(DEFENSE)}
-        in_combat = draw(IN_COMBAT_ST)
-        if in_combat is not None:
-            battle["in_combat"] = in_combat
-        battles.append(battle)
+    planeswalkers = attackable("pw", "controller", "loyalty", LOYALTY)
+    battles = attackable("b", "protector", "defense", DEFENSE)
 
     # What a creature of the active player may attack, and whom each target belongs to.
     defender_of = {p: p for p in defenders}

@@ -12,16 +12,16 @@ declaration can keep to boards it walks through quickly.
 
 from __future__ import annotations
 
-import math
-
 from hypothesis import strategies as st
 
 try:
     from . import brute, brute_blocks
+    from .strategies import split_count
 except ImportError:  # tests/ is not a package
     import brute_blocks
 
     import brute
+    from strategies import split_count
 
 KEYWORDS = ("trample", "deathtouch", "first strike", "double strike", "flying", "reach",
             "menace", "lifelink", "indestructible", "shadow", "horsemanship")
@@ -134,22 +134,14 @@ def boards(draw: st.DrawFn, attacking: bool = True, max_attackers: int = 3,
     return doc
 
 
-def _splits(doc: dict, side: str) -> int:
-    product = 1
-    for source, amount in brute.assigning_sources(doc, side):
-        parts = len(brute.recipients(doc, side, source))
-        product *= math.comb(amount + parts - 1, parts - 1)
-    return product
-
-
 def combat_cost(made: dict) -> int:
     """About how many leaves `brute_plan.plan_value` walks through on a made combat: the
     splits of both sides in the regular step, times those of the first-strike step when
     a creature in combat strikes first."""
     regular = dict(made, step="regular")
-    cost = _splits(regular, "attackers") * _splits(regular, "blockers")
+    cost = split_count(regular, "attackers") * split_count(regular, "blockers")
     if brute.effective_step({**made, "step": None}) == "first_strike":
-        cost *= _splits(made, "attackers") * _splits(made, "blockers")
+        cost *= split_count(made, "attackers") * split_count(made, "blockers")
     return cost
 
 

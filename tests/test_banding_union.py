@@ -14,6 +14,7 @@ from typing import Any
 import brute_actions
 import numpy as np
 import pytest
+from documents import combat, creature
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -31,18 +32,6 @@ import brute
 from strategies import combats
 
 A, B = "attackers", "blockers"
-
-
-def creature(cid: str, controller: str, power: int, toughness: int, **extra: Any) -> dict:
-    out = {"id": cid, "controller": controller, "power": power, "toughness": toughness}
-    out.update(extra)
-    return out
-
-
-def combat(creatures: list[dict], planeswalkers: tuple[dict, ...] = ()) -> dict:
-    return {"active_player": "ap",
-            "players": [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
-            "creatures": creatures, "planeswalkers": list(planeswalkers), "battles": []}
 
 
 def thorn(power: int = 5, keywords: tuple[str, ...] = (), attacking: str = "dp",

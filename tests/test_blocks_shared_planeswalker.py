@@ -7,14 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import brute_blocks
+from documents import creature
 
 from trample.solver.interface import api
-
-
-def creature(cid: str, controller: str, power: int, toughness: int,
-             **fields: Any) -> dict[str, Any]:
-    return {"id": cid, "controller": controller, "power": power, "toughness": toughness,
-            **fields}
 
 
 def shared(loyalty: int, attacker_power: int, blocker: tuple[int, int]) -> dict[str, Any]:

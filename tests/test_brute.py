@@ -15,7 +15,10 @@ from hypothesis import strategies as st
 
 try:
     from . import brute, strategies
+    from .documents import A, combat, creature
 except ImportError:  # tests/ is not a package: pytest puts tests/ on sys.path
+    from documents import A, combat, creature
+
     import brute
     import strategies
 
@@ -26,29 +29,6 @@ BLOCKERS = "blockers"
 # ---------------------------------------------------------------------------
 # Helpers to write documents and assignments briefly
 # ---------------------------------------------------------------------------
-
-
-def creature(cid, controller, power, toughness, **extra):
-    result = {"id": cid, "controller": controller, "power": power, "toughness": toughness}
-    result.update(extra)
-    return result
-
-
-def combat(creatures, planeswalkers=(), battles=(), players=None, **extra):
-    doc = {
-        "active_player": "ap",
-        "players": players or [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
-        "creatures": list(creatures),
-        "planeswalkers": list(planeswalkers),
-        "battles": list(battles),
-    }
-    doc.update(extra)
-    return doc
-
-
-def A(*triples):
-    """An assignment as the oracle returns it: frozenset of positive triples."""
-    return frozenset(t for t in triples if t[2] > 0)
 
 
 def as_dict(assignment):

@@ -85,7 +85,8 @@ def _held_now() -> int:
 
 DOCUMENTS = [generators.tiny(1, 3), generators.tiny(3, 4), SPEC_EXAMPLE,
              generators.shared_blockers(4, 8, 0.5, 2), generators.token_swarm(4, 8, 0.5, 3),
-             generators.planeswalker_pileup(5, 1), walls(2, 5), walls(3, 6)]
+             generators.planeswalker_pileup(5, 1), walls(2, 5),
+             pytest.param(walls(3, 6), marks=pytest.mark.slow)]  # walls(2, 5)'s kind again
 
 
 @pytest.mark.usefixtures("traced")

@@ -312,3 +312,15 @@ def test_output_is_byte_identical_across_processes(command: list[str]) -> None:
                    env={"PYTHONHASHSEED": str(seed)}).stdout for seed in (0, 1, 4242)}
     assert len(outputs) == 1
     assert outputs.pop().strip()
+
+
+def test_the_help_names_the_solvers_own_default_objectives() -> None:
+    from trample.solver.actions.plan import PLAN_TERMS
+    from trample.solver.blocks.value import BLOCK_TERMS
+    from trample.solver.interface import cli
+    from trample.solver.optimize.objectives import DEFAULTS
+
+    assert ", ".join(DEFAULTS["attackers"]) == cli.ATTACKERS_DEFAULT
+    assert ", ".join(DEFAULTS["blockers"]) == cli.BLOCKERS_DEFAULT
+    assert ", ".join(PLAN_TERMS) == cli.PLAN_DEFAULT
+    assert ", ".join(BLOCK_TERMS) == cli.BLOCKS_DEFAULT

@@ -30,17 +30,14 @@ import doctest
 import io
 import json
 import os
-import queue
 import re
 import shlex
-import subprocess
-import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
+from serving import ServeProcess
 
 from trample.solver.interface import api, cli
 
@@ -53,8 +50,6 @@ TIME = re.compile(r"\b\d+\.\d ms\b")
 """A time as trample prints it (``trample demo``): the pages write it ``<ms>``."""
 BLOCK = re.compile(r"^(?:<!-- (?P<note>.*?) -->\n)?```(?P<lang>\w*)\n(?P<body>.*?)^```$",
                    flags=re.M | re.S)
-WAIT = 60.0
-"""The longest wait for one answer of ``serve``: fail rather than hang."""
 
 
 def name(page: Path) -> str:
@@ -178,41 +173,20 @@ def test_times_are_the_only_normalization() -> None:
 # -- serve transcripts --------------------------------------------------------------------
 
 
-class Serve:
-    """A real ``trample serve``, its answers read on a thread."""
+class Serve(ServeProcess):
+    """A real ``trample serve`` in the repository's root, a line of text at a time."""
 
     def __init__(self) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "trample.solver", "serve"], cwd=ROOT,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.answers: queue.Queue[bytes] = queue.Queue()
-        assert self.process.stdout is not None
-        threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
-
-    def _read(self, stream: IO[bytes]) -> None:
-        for line in stream:
-            self.answers.put(line)
-        self.answers.put(b"")
+        super().__init__(cwd=ROOT)
 
     def send(self, line: str) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
+        self.write(line.encode() + b"\n")
 
     def next(self) -> str:
-        try:
-            line = self.answers.get(timeout=WAIT)
-        except queue.Empty:
-            self.process.kill()
-            pytest.fail(f"serve gave no answer within {WAIT} s")
-        assert line, "serve ended"
-        return line.decode().rstrip("\n")
+        return self.answer().decode().rstrip("\n")
 
     def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        assert self.process.wait(timeout=WAIT) == 0
-        assert self.answers.get(timeout=WAIT) == b""  # nothing more was answered
+        assert self.finish() == []  # nothing more was answered
 
 
 def combats_of(b: Block) -> list[str]:

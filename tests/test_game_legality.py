@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from serving import command, served
 
 from trample.models.document.assignment import Assignment
 from trample.models.document.errors import InputError
@@ -27,8 +28,14 @@ from trample.models.game.combat_steps import (
     declare_combat,
     run_combat_damage,
 )
-from trample.models.game.seeds import HIDETSUGU
-from trample.models.game.state import GameState, enter_card, new_game, replace_permanent
+from trample.models.game.seeds import HIDETSUGU, TEACHINGS, orochi_attack_trigger
+from trample.models.game.state import (
+    GameState,
+    add_card,
+    enter_card,
+    new_game,
+    replace_permanent,
+)
 from trample.models.game.state_json import apply as apply_without_judge
 from trample.models.game.state_json import state_from_json, state_to_json
 from trample.solver.interface.game_loop import apply, judge
@@ -162,6 +169,122 @@ def test_cli_and_serve_refuse_an_illegal_split() -> None:
         path, rule = expected.split(": ")
         assert answer["error"]["code"] == -32602
         assert answer["error"]["message"].startswith(f"params.action.{path}: {rule}:")
+
+
+# -- every violation of a split is reported, as validate reports them --------------------
+
+
+def test_every_violation_of_a_split_is_reported(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two illegal entries: the Vessel (3 power) assigns 8 to the player (510.1a) and the
+    # attacking player's Grizzly Bears at home assigns damage (510.1). Both are named, in
+    # the order of the entries, by every entry point.
+    state, ids = battle()
+    v, ace, home, bears = ids["vessel"], ids["ace"], ids["home"], ids["bears"]
+    rows = entries((v, bears, 2), (v, "dp", 8), (ace, "dp", 1), (bears, v, 2), (home, "dp", 2))
+    with pytest.raises(InputError) as info:
+        deal_combat_damage(state, Assignment.from_json(rows), judge, step="regular")
+    problems = [(path, reason.split(":")[0]) for path, reason in info.value.problems]
+    assert problems == [("assignment[0]", "510.1a"), ("assignment[4]", "510.1")]
+    with pytest.raises(InputError) as info:
+        combat_damage_step(state, "regular", lambda combat: rows, judge)
+    assert [p for p, _ in info.value.problems] == ["assignment[0]", "assignment[4]"]
+
+    doc = state_to_json(state)
+    action = {"action": "deal_combat_damage", "step": "regular", "assignment": rows}
+    with pytest.raises(InputError) as info:
+        apply(doc, action)
+    message = str(info.value)
+    assert message.startswith("action.assignment[0]: 510.1a:")
+    assert "; action.assignment[4]: 510.1: " in message
+    status, out, err = command(capsys, monkeypatch, "apply", "-", json.dumps(action),
+                               stdin=json.dumps(doc))
+    assert status == 2 and out == "" and err == f"trample: {message}\n"
+    answer = served([{"jsonrpc": "2.0", "method": "apply", "id": 1,
+                      "params": {"state": doc, "action": action}}])[1]
+    assert answer["error"]["code"] == -32602
+    assert answer["error"]["message"] == message.replace("action.", "params.action.")
+
+
+def test_a_long_list_of_violations_stays_bounded() -> None:
+    # 60 creatures that are not in combat each assign damage: every one is kept in the
+    # error, the message spells out 20 and counts the rest.
+    state = new_game(("ap", "dp"))
+    state, attacker, _ = enter_card(state, get_card("Grizzly Bears"), "ap")
+    idle = []
+    for _ in range(60):
+        state, oid, _ = enter_card(state, get_card("Grizzly Bears"), "ap")
+        idle.append(oid)
+    state, _ = declare_combat(state, {attacker: "dp"})
+    rows = entries((attacker, "dp", 2), *((oid, "dp", 1) for oid in idle))
+    with pytest.raises(InputError) as info:
+        deal_combat_damage(state, Assignment.from_json(rows), judge)
+    assert [p for p, _ in info.value.problems] == [f"assignment[{i}]" for i in range(1, 61)]
+    assert str(info.value).count("510.1:") == 20
+    assert str(info.value).endswith("; and 40 more")
+
+
+# -- no combat damage while an ability waits on the stack (500.2) ---------------------------
+
+
+def orochi_attacks() -> tuple[GameState, dict[str, str]]:
+    """Kirin-Touched Orochi (1/1) attacks; its attack trigger waits on the stack; a
+    Grizzly Bears card is in the defending player's graveyard for it to exile."""
+    state = new_game(("ap", "dp"))
+    ids: dict[str, str] = {}
+    state, ids["orochi"], _ = enter_card(state, get_card(TEACHINGS), "ap", face="back")
+    state, ids["card"] = add_card(state, "dp", "graveyard", get_card("Grizzly Bears"))
+    state, _ = declare_combat(state, {ids["orochi"]: "dp"})
+    assert [t.ability for t in state.stack] == ["orochi_attack"]
+    return state, ids
+
+
+DAMAGE_ACTIONS = [
+    {"action": "combat_damage"},
+    {"action": "combat_damage_step", "step": "regular"},
+    {"action": "deal_combat_damage", "assignment": [{"source": "o1", "target": "dp",
+                                                      "amount": 1}]},
+]
+
+
+def test_combat_damage_waits_for_the_stack(capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    state, ids = orochi_attacks()
+    trigger = state.stack[0].id
+    for deal in (lambda: run_combat_damage(state, lambda combat: [], judge),
+                 lambda: combat_damage_step(state, "regular", lambda combat: [], judge),
+                 lambda: deal_combat_damage(state, [], judge)):
+        with pytest.raises(InputError) as info:
+            deal()
+        assert info.value.path == "state.stack"
+        assert f"{trigger} (Kirin-Touched Orochi's attack trigger)" in info.value.reason
+        assert "500.2" in info.value.reason
+
+    doc = state_to_json(state)
+    assert ids["orochi"] == "o1"  # the id DAMAGE_ACTIONS use
+    for action in DAMAGE_ACTIONS:
+        with pytest.raises(InputError) as info:
+            apply(doc, action)
+        assert info.value.path == "state.stack", action
+        status, out, err = command(capsys, monkeypatch, "apply", "-", json.dumps(action),
+                                   stdin=json.dumps(doc))
+        assert status == 2 and out == ""
+        assert err.startswith("trample: state.stack: no combat damage while")
+        assert len(err.splitlines()) == 1
+    answers = served([{"jsonrpc": "2.0", "method": "apply", "id": i,
+                       "params": {"state": doc, "action": action}}
+                      for i, action in enumerate(DAMAGE_ACTIONS)])
+    assert len(answers) == len(DAMAGE_ACTIONS)
+    for answer in answers.values():
+        error = answer["error"]
+        assert error["code"] == -32602
+        assert error["message"].startswith("params.state.stack: no combat damage while")
+
+    # Once the trigger has resolved, the damage is dealt and nothing is left waiting.
+    state, _ = orochi_attack_trigger(state, ids["orochi"], "creature", ids["card"])
+    out = apply(state_to_json(state), {"action": "combat_damage"})
+    assert out["state"]["stack"] == []
+    assert out["state"]["players"][1]["life"] == 19
 
 
 # -- state.combat is checked as declare_combat checks it ----------------------------------

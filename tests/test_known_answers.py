@@ -8,7 +8,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import documents
 import pytest
+from documents import creature
 
 from trample.models.document.combat import Combat
 from trample.models.document.errors import InputError
@@ -26,19 +28,9 @@ def as_set(result: list[dict[str, Any]]) -> frozenset[tuple[str, str, int]]:
     return frozenset((e["source"], e["target"], e["amount"]) for e in result)
 
 
-def creature(cid: str, controller: str, power: int, toughness: int, **extra: Any) -> dict:
-    return {"id": cid, "controller": controller, "power": power, "toughness": toughness,
-            **extra}
-
-
-def combat(*creatures: dict, planeswalkers: list[dict] | None = None,
-           players: list[dict] | None = None, **extra: Any) -> dict:
-    doc = {"active_player": "ap",
-           "players": players or [{"id": "ap", "life": 20}, {"id": "dp", "life": 20}],
-           "creatures": list(creatures), **extra}
-    if planeswalkers:
-        doc["planeswalkers"] = planeswalkers
-    return doc
+def combat(*creatures: dict[str, Any], planeswalkers: list[dict[str, Any]] | None = None,
+           players: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+    return documents.combat(creatures, planeswalkers or (), players=players, **extra)
 
 
 def all_legal(doc: dict, side: str = "attackers") -> set[frozenset[tuple[str, str, int]]]:

@@ -185,14 +185,22 @@ def test_the_program_is_exact_where_it_applies(kind: str) -> None:
     assert applied >= tried * 9 // 10, (applied, tried)
 
 
-@pytest.mark.parametrize("kind", sorted(GENERATORS))
-@pytest.mark.parametrize("seed", range(0, 300, 5))
+END_TO_END = [pytest.param(kind, seed, id=f"{seed}-{kind}")
+              for seed in range(0, 300, 5) for kind in sorted(GENERATORS)
+              if small_enough(GENERATORS[kind](seed))]
+"""Every seed's combat of each kind that the brute force walks through (2 of the 240 do
+not: they are left out here rather than skipped)."""
+
+
+def test_end_to_end_leaves_out_only_what_the_brute_force_cannot_walk() -> None:
+    assert len(END_TO_END) >= 235
+
+
+@pytest.mark.parametrize(("kind", "seed"), END_TO_END)
 def test_solve_on_lone_groups_is_the_optimum(kind: str, seed: int) -> None:
     """End to end (the default objective, outcome terms read on a plain combat), where
     the program settles the groups the parts' own optima leave open."""
     doc = GENERATORS[kind](seed)
-    if not small_enough(doc):
-        pytest.skip("too many splits for the brute force")
     result = api.solve(doc)
     amounts = {(e["source"], e["target"]): e["amount"] for e in result["assignment"]}
     terms = list(result["objective"])

@@ -140,6 +140,7 @@ def test_an_unknown_module_is_refused_before_compiling(tmp_path: Path) -> None:
     assert not (tmp_path / "b").exists()
 
 
+@pytest.mark.slow  # a minute of mypyc; the default run checks every decision on fake builds
 def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A build of one module is used in place of its source and gives the same values;

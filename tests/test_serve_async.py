@@ -9,14 +9,14 @@ import contextlib
 import io
 import json
 import os
-import queue
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
+from serving import WAIT, ServeProcess
 from test_serve_load import TINY, _requests
 
 from trample.solver.interface import api, methods, protocol
@@ -26,8 +26,6 @@ from trample.solver.optimize.search_settings import BACKEND_VARIABLE
 
 from conftest import SPEC_EXAMPLE
 
-WAIT = 60.0
-"""The longest wait for an answer that should come at once: fail rather than hang."""
 HELD = 3_600
 """A time limit no test waits for: the request is held until it is cancelled."""
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,59 +60,23 @@ def held_combat() -> dict[str, Any]:
 SLOW = {"combat": held_combat(), "time_limit": HELD}
 
 
-class Server:
-    """A real ``trample serve`` subprocess, its answers read on a thread."""
+class Server(ServeProcess):
+    """A real ``trample serve`` that searches with CP-SAT, its answers read as JSON."""
 
     def __init__(self, *options: str) -> None:
         # The held combat is hard for CP-SAT (13 s to prove) but not for HiGHS: the server
         # searches with CP-SAT so that the solve is still running when it is cancelled.
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "trample.solver", "serve", *options],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={**os.environ, BACKEND_VARIABLE: "cpsat"})
-        self.answers: queue.Queue[bytes] = queue.Queue()
-        stdout = self.process.stdout
-        assert stdout is not None
-        threading.Thread(target=self._read, args=(stdout,), daemon=True).start()
-
-    def _read(self, stream: IO[bytes]) -> None:
-        for line in stream:
-            self.answers.put(line)
-        self.answers.put(b"")
+        super().__init__(*options, env={BACKEND_VARIABLE: "cpsat"})
 
     def send(self, *lines: bytes) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.write(b"".join(lines))
-        stdin.flush()
+        self.write(*lines)
 
     def next(self) -> Any:
-        try:
-            line = self.answers.get(timeout=WAIT)
-        except queue.Empty:
-            self.process.kill()
-            pytest.fail(f"no answer within {WAIT} s")
-        assert line, "the server ended"
-        return json.loads(line)
+        return json.loads(self.answer())
 
     def close(self) -> list[bytes]:
         """End the input; the lines answered after, and the exit status checked."""
-        stdin = self.process.stdin
-        assert stdin is not None
-        stdin.close()
-        rest: list[bytes] = []
-        while True:
-            line = self.answers.get(timeout=WAIT)
-            if not line:
-                break
-            rest.append(line)
-        assert self.process.wait(timeout=WAIT) == 0
-        return rest
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        return self.finish()
 
 
 @pytest.fixture

@@ -23,7 +23,8 @@ plugs in (:mod:`trample.solver.interface.game_loop`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -63,6 +64,7 @@ from trample.models.game.state import (
     GameState,
     Permanent,
     Transition,
+    Trigger,
     put_trigger,
     replace_permanents,
 )
@@ -320,8 +322,17 @@ def combat_of(state: GameState, step: str | None = None,
     if not extra:
         return fight
     document = _with_fields(fight.to_json(), extra)
-    try:
+    with refused_as_the_combat():
         return Combat.from_json(document)
+
+
+@contextmanager
+def refused_as_the_combat() -> Iterator[None]:
+    """A refusal of a step's combat/1 document (by its reader, or by the rules: a blocked
+    Thorn Elemental whose split the defending player chooses under 702.22j, say) as the
+    game model words it: InputError ``combat``, naming the document's field."""
+    try:
+        yield
     except InputError as exc:
         raise InputError("combat", f"the combat/1 document of this combat is refused at "
                          f"{exc.path}: {exc.reason}") from exc
@@ -528,6 +539,33 @@ def game_over(state: GameState) -> bool:
     return sum(1 for p in state.players if not p.lost) <= 1
 
 
+def check_stack_empty(state: GameState) -> None:
+    """InputError ``state.stack`` while an ability waits on the stack: a step ends only
+    once the stack is empty and every player passes (500.2), so no combat damage step
+    begins, and none deals its damage, before each waiting ability has resolved
+    (Kirin-Touched Orochi's attack trigger, a chapter ability, Vessel's counter)."""
+    if state.stack:
+        waiting = ", ".join(f"{t.id} ({describe_trigger(t)})" for t in reversed(state.stack))
+        raise InputError("state.stack", f"no combat damage while abilities wait on the stack "
+                                        f"(500.2: a step ends only once the stack is empty); "
+                                        f"resolve them first, top first: {waiting}")
+
+
+def describe_trigger(trigger: Trigger) -> str:
+    """A waiting ability as a player would name it: ``Kirin-Touched Orochi's attack
+    trigger``, ``Teachings of the Kirin's chapter I ability``."""
+    owner = trigger.name or trigger.source
+    if trigger.ability == "chapter":
+        return f"{owner}'s chapter {_ROMAN.get(trigger.chapter, str(trigger.chapter))} ability"
+    return f"{owner}'s {_ABILITY_NAMES.get(trigger.ability, trigger.ability)}"
+
+
+_ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV", 5: "V", 6: "VI"}
+_ABILITY_NAMES = {"orochi_attack": "attack trigger", "vessel_counter": "+1/+1 counter trigger",
+                  "vessel_lose": "lose-the-game trigger", "transform_self": "transform ability",
+                  "create_wolves": "Wolves of the Hunt ability"}
+
+
 def deal_combat_damage(state: GameState, assignment: Assignment | Sequence[Mapping[str, Any]],
                        judge: Judge, *, step: str | None = None,
                        combat: CombatDeclaration | None = None,
@@ -535,10 +573,12 @@ def deal_combat_damage(state: GameState, assignment: Assignment | Sequence[Mappi
     """Deal one combat damage step's assignment (both sides) at once (510.2), once
     ``judge`` found it legal; no state-based actions yet.
 
-    ``step`` defaults as :func:`combat_of` does. InputError names the first entry that
-    breaks a rule, with the rule (``assignment[2]: 510.1a: ...``), and the state is left
-    as it was: the game never deals an illegal split.
+    ``step`` defaults as :func:`combat_of` does. InputError names every entry that breaks
+    a rule, with the rule (``assignment[2]: 510.1a: ...; assignment[4]: 510.1: ...``),
+    and the state is left as it was: the game never deals an illegal split. InputError
+    ``state.stack`` while an ability waits on the stack (:func:`check_stack_empty`).
     """
+    check_stack_empty(state)
     given = assignment if isinstance(assignment, Assignment) else \
         Assignment.from_json(list(assignment), path)
     refuse_illegal(combat_of(state, step, combat), given, judge, path)
@@ -547,22 +587,27 @@ def deal_combat_damage(state: GameState, assignment: Assignment | Sequence[Mappi
 
 def refuse_illegal(combat: Combat, assignment: Assignment, judge: Judge,
                    path: str = "assignment") -> None:
-    """InputError naming the entry of the first fault ``judge`` finds, if any."""
+    """InputError if ``judge`` finds a fault: every fault, each naming its entry (a
+    source's total: its first entry) and rule, in the order of the entries (the first as
+    the error's ``path`` and ``reason``, the others in its ``more``), as the validator
+    lists every violation."""
     faults = judge(combat, assignment)
-    if faults:
-        fault = min(faults, key=lambda f: _order(assignment, f))
-        where = assignment.path_of(
-            (fault.source, fault.target) if fault.target is not None else None,
-            fault.source, path)
-        raise InputError(where, f"{fault.rule}: {fault.message}")
-
-
-def _order(assignment: Assignment, fault: Fault) -> int:
-    if fault.target is not None:
-        at = assignment.position((fault.source, fault.target))
-        if at is not None:
-            return at
-    return len(assignment) + 1
+    if not faults:
+        return
+    firsts: dict[str, int] = {}
+    for i, (source, _, _) in enumerate(assignment.listed()):
+        firsts.setdefault(source, i)
+    placed: list[tuple[int, str, str]] = []
+    for f in faults:
+        at = assignment.position((f.source, f.target)) if f.target is not None else None
+        if at is None:
+            at = firsts.get(f.source)
+        where = path if at is None else f"{path}[{at}]"
+        placed.append((len(assignment.listed()) if at is None else at, where,
+                       f"{f.rule}: {f.message}"))
+    placed.sort(key=lambda p: p[0])
+    (_, where, reason), *more = placed
+    raise InputError(where, reason, [(w, r) for _, w, r in more])
 
 
 def combat_damage_step(state: GameState, step: str, assign: Assign, judge: Judge,
@@ -570,8 +615,10 @@ def combat_damage_step(state: GameState, step: str, assign: Assign, judge: Judge
     """Run one combat damage step; see the module docstring.
 
     ``assign`` gets the step's :class:`Combat` and returns its assignment, which
-    ``judge`` must find legal (InputError otherwise, nothing dealt).
+    ``judge`` must find legal (InputError otherwise, nothing dealt). The step begins only
+    with an empty stack (InputError ``state.stack``, :func:`check_stack_empty`).
     """
+    check_stack_empty(state)
     fight = combat_of(state, step, combat)
     chosen = assign(fight)
     given = chosen if isinstance(chosen, Assignment) else Assignment.from_json(list(chosen))
@@ -587,7 +634,12 @@ def combat_damage_step(state: GameState, step: str, assign: Assign, judge: Judge
 
 def run_combat_damage(state: GameState, assign: Assign, judge: Judge,
                       combat: CombatDeclaration | None = None) -> Transition:
-    """Run the combat damage step(s): first-strike then regular if needed (510.4)."""
+    """Run the combat damage step(s): first-strike then regular if needed (510.4).
+
+    Refused (InputError ``state.stack``) while an ability waits on the stack, such as
+    the attack trigger of an attacking Kirin-Touched Orochi: it resolves first (500.2).
+    """
+    check_stack_empty(state)
     events: list[Event] = []
     if combat_of(state, None, combat).step == "first_strike":
         state, events = combat_damage_step(state, "first_strike", assign, judge, combat)

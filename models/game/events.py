@@ -97,8 +97,8 @@ class TokenCreated(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CounterAdded(Event):
-    """Counters were put on a permanent."""
+class _Counters(Event):
+    """``amount`` counters of ``kind`` on the permanent ``object``."""
 
     object: str
     kind: str
@@ -106,12 +106,13 @@ class CounterAdded(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class CounterRemoved(Event):
-    """Counters were removed from a permanent."""
+class CounterAdded(_Counters):
+    """Counters were put on a permanent."""
 
-    object: str
-    kind: str
-    amount: int
+
+@dataclass(frozen=True, slots=True)
+class CounterRemoved(_Counters):
+    """Counters were removed from a permanent."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,27 +134,26 @@ class DamageDealt(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class LifeLost(Event):
+class _PlayerAmount(Event):
+    """An ``amount`` of life or counters for ``player``."""
+
+    player: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class LifeLost(_PlayerAmount):
     """A player lost life."""
 
-    player: str
-    amount: int
-
 
 @dataclass(frozen=True, slots=True)
-class LifeGained(Event):
+class LifeGained(_PlayerAmount):
     """A player gained life (lifelink, 702.15b)."""
 
-    player: str
-    amount: int
-
 
 @dataclass(frozen=True, slots=True)
-class PoisonCountersAdded(Event):
+class PoisonCountersAdded(_PlayerAmount):
     """A player got poison counters (infect damage, 702.90b)."""
-
-    player: str
-    amount: int
 
 
 @dataclass(frozen=True, slots=True)

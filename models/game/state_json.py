@@ -724,11 +724,17 @@ def apply_action(state: GameState, action: object, assign: Assign | None = None,
             return _combat_damage(state, a, assign, judge)
         return handler(state, a)
     except InputError as exc:
-        if exc.path.startswith("state."):  # a fact of the state itself, named where it is
-            raise
-        raise InputError(f"action.{exc.path}" if exc.path else "action", exc.reason) from exc
+        raise exc.rerooted(_in_action) from exc
     except IllegalActionError as exc:
         raise InputError("action", str(exc)) from exc
+
+
+def _in_action(path: str) -> str:
+    """A path of an action's field as ``apply`` names it: under ``action``, but a fact of
+    the state itself (``state.stack``) is named where it is."""
+    if path.startswith("state."):
+        return path
+    return f"action.{path}" if path else "action"
 
 
 def apply(state_json: object, action: object, assign: Assign | None = None,

@@ -136,12 +136,6 @@ MAX_INDEX_DIGITS = 100_000
 """The longest index ``unrank`` reads (as ``serve`` writes counts up to this many digits)."""
 
 
-def _objective(raw: str | None) -> list[str] | None:
-    if raw is None:
-        return None
-    return [t.strip() for t in raw.split(",")]
-
-
 def _version() -> str:
     import trample  # its __init__ (solver/_root) reads the version pyproject.toml sets
 
@@ -160,6 +154,16 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+ATTACKERS_DEFAULT = ("losses, deaths, survivals, planeswalker_deaths, battle_deaths, poison, "
+                     "life_loss, loyalty_loss, defense_loss, life_gain")
+BLOCKERS_DEFAULT = "life_kept, survivals, deaths, life_gain"
+PLAN_DEFAULT = ATTACKERS_DEFAULT
+BLOCKS_DEFAULT = ("losses, trade, planeswalker_deaths, battle_deaths, poison, life_loss, "
+                  "loyalty_loss, defense_loss, life_gain")
+"""The default objectives as ``--help`` names them (written out: the parser is built
+without loading the solver; tests/test_cli.py holds them to the solver's own)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(
@@ -175,38 +179,41 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text, description=text)
         return p
 
+    def file_argument(p: argparse.ArgumentParser, what: str = "combat") -> None:
+        p.add_argument("file", metavar="FILE", help=f"{what} document, or - for stdin")
+
     def file_and_side(p: argparse.ArgumentParser) -> None:
-        p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
+        file_argument(p)
         p.add_argument("--side", choices=["attackers", "blockers"],
                        help="whose damage is assigned (default: the document's, else "
                             "attackers)")
 
+    def objective_and_limit(p: argparse.ArgumentParser, default: str, stop: str,
+                            found: str = "the best found") -> None:
+        p.add_argument("--objective", metavar="T1,T2,...",
+                       help=f"terms, first matters most (default{default})")
+        p.add_argument("--time-limit", type=float, metavar="SECONDS",
+                       help=f"stop {stop} and answer 'feasible' with {found} (default 60)")
+
     p = command("plan", "Both combat damage steps at once: the first-strike split that "
                 "guarantees the best value over the whole combat.")
-    p.add_argument("file", metavar="FILE", help="combat document, or - for stdin")
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default: losses, deaths, survivals, "
-                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop and answer 'feasible' with the best value guaranteed so far "
-                        "(default 60)")
+    file_argument(p)
+    objective_and_limit(p, f": {PLAN_DEFAULT}", "the search",
+                        "the best value guaranteed so far")
 
     p = command("solve", "The best legal assignment for the objective, lexicographically.")
     file_and_side(p)
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default for attackers: losses, deaths, "
-                        "survivals, planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain; for blockers: life_kept, "
-                        "survivals, deaths, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop the search after this long and answer 'feasible' with the "
-                        "best found (default 60)")
+    objective_and_limit(p, f" for attackers: {ATTACKERS_DEFAULT}; for blockers: "
+                           f"{BLOCKERS_DEFAULT}", "the search after this long")
+
+    def file_side_and_assignment(p: argparse.ArgumentParser) -> None:
+        file_and_side(p)
+        p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
+                       help="the assignment (default: the document's top-level "
+                            "'assignment')")
 
     p = command("validate", "Whether an assignment is legal, and every rule it breaks.")
-    file_and_side(p)
-    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
-                   help="the assignment (default: the document's top-level 'assignment')")
+    file_side_and_assignment(p)
 
     p = command("count", "The exact number of distinct legal assignments.")
     file_and_side(p)
@@ -219,9 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     file_and_side(p)
 
     p = command("rank", "The position of a legal assignment in enumerate's order.")
-    file_and_side(p)
-    p.add_argument("assignment", nargs="?", metavar="ASSIGNMENT_FILE",
-                   help="the assignment (default: the document's top-level 'assignment')")
+    file_side_and_assignment(p)
 
     p = command("unrank", "The legal assignment at a position of enumerate's order.")
     file_and_side(p)
@@ -259,17 +264,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def board_command(name: str, text: str) -> argparse.ArgumentParser:
         q = blocks.add_parser(name, help=text, description=text)
-        q.add_argument("file", metavar="FILE", help="board document, or - for stdin")
+        file_argument(q, "board")
         return q
-
-    def objective_and_limit(q: argparse.ArgumentParser, what: str) -> None:
-        q.add_argument("--objective", metavar="T1,T2,...",
-                       help="terms, first matters most (default: losses, trade, "
-                            "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                            "loyalty_loss, defense_loss, life_gain)")
-        q.add_argument("--time-limit", type=float, metavar="SECONDS",
-                       help=f"stop {what} and answer 'feasible' with the best found "
-                            "(default 60)")
 
     q = board_command("check", "Whether a block declaration is legal (509.1a-c), and every "
                                "rule it breaks.")
@@ -294,23 +290,17 @@ def build_parser() -> argparse.ArgumentParser:
                                   "the combat it makes).")
     q.add_argument("declarations", metavar="DECLARATIONS_FILE",
                    help="a JSON list of declarations (lists of {blocker, attacker})")
-    objective_and_limit(q, "valuing")
+    objective_and_limit(q, f": {BLOCKS_DEFAULT}", "valuing")
     q = board_command("best", "The legal block declaration of least value for the attackers, "
                               "with plan's answer on it.")
-    objective_and_limit(q, "the search")
+    objective_and_limit(q, f": {BLOCKS_DEFAULT}", "the search")
     q.add_argument("--ties", action="store_true",
                    help="also count the legal declarations of that value")
 
     p = command("attack", "The best attack declaration of a board without attacks (SPEC "
                           "§11), the defenders' best block against it, and plan's answer.")
-    p.add_argument("file", metavar="FILE", help="board document, or - for stdin")
-    p.add_argument("--objective", metavar="T1,T2,...",
-                   help="terms, first matters most (default: losses, trade, "
-                        "planeswalker_deaths, battle_deaths, poison, life_loss, "
-                        "loyalty_loss, defense_loss, life_gain)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
-                   help="stop the search and answer 'feasible' with the best found "
-                        "(default 60)")
+    file_argument(p, "board")
+    objective_and_limit(p, f": {BLOCKS_DEFAULT}", "the search")
     p.add_argument("--ties", action="store_true",
                    help="also count the legal attack declarations of that value")
 
@@ -403,7 +393,7 @@ def run(argv: Sequence[str]) -> int:
             raise _Usage("apply: STATE and ACTION cannot both be -")
         state = _read_json(args.state, "game state")
         action = _read_json_or_text(args.action, "action")
-        _emit(apply(state, action, objective=_objective(args.objective),
+        _emit(apply(state, action, objective=args.objective,
                     time_limit=args.time_limit))
         return EXIT_OK
 
@@ -412,13 +402,13 @@ def run(argv: Sequence[str]) -> int:
         return _blocks(args)
     document = _read_json(args.file, "combat document")
     if args.command == "attack":
-        _emit(api.best_attack(document, objective=_objective(args.objective),
+        _emit(api.best_attack(document, objective=args.objective,
                               time_limit=args.time_limit, ties=args.ties or None))
     elif args.command == "plan":
-        _emit(api.plan(document, objective=_objective(args.objective),
+        _emit(api.plan(document, objective=args.objective,
                        time_limit=args.time_limit))
     elif args.command == "solve":
-        _emit(api.solve(document, side=args.side, objective=_objective(args.objective),
+        _emit(api.solve(document, side=args.side, objective=args.objective,
                         time_limit=args.time_limit, started=started))
     elif args.command == "validate":
         assignment = None
@@ -487,10 +477,10 @@ def _blocks(args: argparse.Namespace) -> int:
         _emit(api.block_options(document, fixed if fixed is not None else {}, args.blocker))
     elif what == "evaluate":
         declared = _second(args, args.declarations, "declarations file")
-        _emit(api.evaluate_blocks(document, declared, objective=_objective(args.objective),
+        _emit(api.evaluate_blocks(document, declared, objective=args.objective,
                                   time_limit=args.time_limit))
     else:
-        _emit(api.best_block(document, objective=_objective(args.objective),
+        _emit(api.best_block(document, objective=args.objective,
                              time_limit=args.time_limit, ties=args.ties or None))
     return EXIT_OK
 
@@ -502,16 +492,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     _options.clear()
     try:
         return run(argv)
-    except _Usage as exc:
-        print(f"trample: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except InputError as exc:
-        print(f"trample: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except InternalError as exc:
         print(f"trample: internal error: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
-    except TrampleError as exc:
+    except (_Usage, TrampleError) as exc:  # bad input (InputError) or usage
         print(f"trample: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

@@ -14,15 +14,13 @@ over each side's legal space). The values passed are typed (a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from typing import Any
 
 from trample.models.document.assignment import Assignment, Pair
 from trample.models.document.combat import Combat
-from trample.models.document.errors import InputError
 from trample.models.game import state_json
-from trample.models.game.combat_steps import Assign
+from trample.models.game.combat_steps import Assign, refused_as_the_combat
 from trample.solver.interface.requests import parse_time_limit
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.solve import optimize
@@ -36,20 +34,8 @@ def judge(combat: Combat, assignment: Mapping[Pair, int]) -> list[Violation]:
     """Every rule a split of both sides of one step breaks; empty means legal: the
     validator's :func:`~trample.solver.rules.validate.step_violations`, as the game
     model's ``judge``."""
-    with _refused_as_the_combat():
+    with refused_as_the_combat():
         return step_violations(combat, assignment)
-
-
-@contextmanager
-def _refused_as_the_combat() -> Iterator[None]:
-    """A refusal of the step's combat by the rules (a blocked Thorn Elemental whose split
-    the defending player chooses under 702.22j, say) as the game model words a refusal
-    of its combat document: InputError ``combat``, naming the field."""
-    try:
-        yield
-    except InputError as exc:
-        raise InputError("combat", f"the combat/1 document of this combat is refused at "
-                         f"{exc.path}: {exc.reason}") from exc
 
 
 def solver_assign(objective: list[str] | str | None = None,
@@ -68,7 +54,7 @@ def solver_assign(objective: list[str] | str | None = None,
     def assign(combat: Combat) -> Assignment:
         chosen: list[tuple[str, str, int]] = []
         for side in SIDES:
-            with _refused_as_the_combat():
+            with refused_as_the_combat():
                 space = legal_space(combat, side)
             found = optimize(space, terms[side], seconds)
             check_answer(space, found.amounts, "solve")

@@ -317,12 +317,14 @@ _NESTED = ("objective[", "assignment[", "assignment.", "state.", "action.",
 
 
 def qualify(error: InputError) -> str:
-    """The message of an InputError, its field path under ``params`` (a parameter) or
+    """The message of an InputError, each field path under ``params`` (a parameter) or
     ``params.combat`` (a field of the combat document)."""
-    path = error.path
-    if path and not path.startswith("params."):
-        if path in PARAMETERS or path.startswith(_NESTED):
-            path = f"params.{path}"
-        else:
-            path = f"params.combat.{path}" if path != "document" else "params.combat"
-    return f"{path}: {error.reason}" if path else error.reason
+    return str(error.rerooted(_in_params))
+
+
+def _in_params(path: str) -> str:
+    if not path or path.startswith("params."):
+        return path
+    if path in PARAMETERS or path.startswith(_NESTED):
+        return f"params.{path}"
+    return f"params.combat.{path}" if path != "document" else "params.combat"
