@@ -236,7 +236,7 @@ def evaluate_blocks(document: Mapping[str, Any], declarations: object = None,
             results.append({"legal": False, "violations": [v.to_json() for v in found]})
             continue
         ev.status = "optimal"
-        evaluation = ev.evaluate(board.made(declared))
+        evaluation = ev.evaluate(ev.made(declared))
         results.append({"legal": True, "status": evaluation.status,
                         "objective": dict(zip(terms, evaluation.value, strict=True)),
                         **_answer(evaluation)})
