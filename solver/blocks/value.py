@@ -101,6 +101,9 @@ class Evaluation:
     status: str
     line: Line
     combat: Combat
+    pieces: tuple[tuple[Combat, Outcome], ...] | None = None
+    """When every part is a one-player part: each part's combat alone
+    (:func:`sub_combat`) and the outcome it plays, whose lines make up :attr:`line`."""
 
 
 def parts(combat: Combat) -> list[tuple[str, ...]]:
@@ -270,6 +273,8 @@ class Evaluator:
         self._blocking: dict[tuple[str, tuple[str, ...]], Creature] = {}
         """Each blocker as a declaration makes it, by what it blocks (built once)."""
         self._totals: dict[tuple[int, ...], Totals] = {}
+        self._part_of: dict[tuple[object, ...], Combat] = {}
+        """Each part's combat alone, by its key (as its profile was worked out on)."""
 
     # -- the combats a declaration makes -------------------------------------------------
 
@@ -317,7 +322,10 @@ class Evaluator:
 
     def profile(self, combat: Combat, members: Sequence[str]) -> Profile | None:
         """The part's profile, or None when the defending players choose in it."""
-        key = self.key(combat, members)
+        return self._keyed(self.key(combat, members), combat, members)
+
+    def _keyed(self, key: tuple[object, ...], combat: Combat, members: Sequence[str]
+               ) -> Profile | None:
         if key in self.profiles:
             return self.profiles[key]
         return self._profile(key, sub_combat(combat, members))
@@ -330,6 +338,7 @@ class Evaluator:
         return self._profile(key, part)
 
     def _profile(self, key: tuple[object, ...], part: Combat) -> Profile | None:
+        self._part_of[key] = part
         try:
             found: Profile | None = Profile(_pareto(self._outcomes(part)))
         except TwoPlayer:
@@ -536,12 +545,15 @@ class Evaluator:
         groups = parts(combat)
         one: list[tuple[tuple[str, ...], Profile]] = []
         two: list[tuple[str, ...]] = []
+        keys: list[tuple[object, ...]] = []
         for members in groups:
-            prof = self.profile(combat, members)
+            key = self.key(combat, members)
+            prof = self._keyed(key, combat, members)
             if prof is None:
                 two.append(members)
             else:
                 one.append((members, prof))
+                keys.append(key)
         played: list[Played] = []
         owned: frozenset[str] = frozenset()
         if two:
@@ -560,7 +572,9 @@ class Evaluator:
                 merged[k].update(line[k])
         if "survivals" in self.terms:
             total[self.terms.index("survivals")] += self.constant_survivals
-        return Evaluation(tuple(total), self.status, merged, combat)
+        pieces = None if two else tuple((self._part_of[k], o)
+                                        for k, o in zip(keys, picks, strict=True))
+        return Evaluation(tuple(total), self.status, merged, combat, pieces)
 
     def _play_groups(self, combat: Combat, one: list[tuple[tuple[str, ...], Profile]],
                      two: list[tuple[str, ...]]
