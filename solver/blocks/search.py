@@ -259,8 +259,10 @@ class _Gangs:
         self.nodes = 0
         self.profiles: dict[tuple[tuple[str, ...], tuple[int, ...]], Profile | None] = {}
         """The profile of each unit's part, by its gangs."""
-        self.tables: list[_Floors | None] = [self._tables(u) for u in range(len(self.units))]
-        """Per unit, its floor for each set of free blockers (None: the fixed floor)."""
+        self.tables: list[_Floors | bool | None] = [False] * len(self.units)
+        """Per unit, its floor for each set of free blockers (None: the fixed floor; False:
+        not yet worked out, which it is when a floor is first asked of it: a search that
+        stops at its first declaration, as best_attack's do, needs none)."""
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
@@ -351,9 +353,13 @@ class _Gangs:
         key = (u, free & self.rest_able[u])
         found = self._rest_cache.get(key)
         if found is None:
-            floors = [self.floors[v] if self.tables[v] is None
-                      else self.tables[v].floor(free)  # type: ignore[union-attr]
-                      for v in range(u, len(self.units))]
+            floors = []
+            for v in range(u, len(self.units)):
+                table = self.tables[v]
+                if table is False:
+                    table = self.tables[v] = self._tables(v)
+                floors.append(self.floors[v] if not isinstance(table, _Floors)
+                              else table.floor(free))
             found = self._rest_cache[key] = _sum_outcomes(floors, len(self.ev.opponents),
                                                           len(self.ev.rest))
         return found
