@@ -22,6 +22,10 @@ The parts of a run:
   ``best_block``'s proved optimum, both valued by trample (``api.evaluate_blocks``).
 - **counts**: ``api.count_blocks`` and ``api.block_options`` on larger boards: the count's
   digits and time, or the refusal and its message.
+- **profiles**: what limits each figure: one call of each under :mod:`cProfile` (the first
+  plain board of ``best_block`` at 5 x 5, 8 x 8 and 12 x 12, or the largest size run;
+  ``best_attack`` at 5 x 5; ``evaluate_blocks`` on a 3 x 3 board, every declaration in one
+  call), its top functions by own and by cumulative time, each with its share.
 
 Results go to ``results.json``, ``summary.md`` and ``growth.png`` in ``--out``
 (:mod:`benchmarks.blocks_report`); without ``--out`` a new scratch folder. Exit status 0
@@ -74,7 +78,11 @@ BOARD_ONLY = frozenset({"tapped", "summoning_sick", "can_attack", "can_block",
                         "can_be_blocked", "blocks_max", "min_blockers", "max_blockers",
                         "must_block", "must_be_blocked", "lure", "must_attack"})
 """The creature fields of a board that a combat document does not have (SPEC §11)."""
-PARTS = ("blocks", "attacks", "throughput", "heuristic", "counts")
+PARTS = ("blocks", "attacks", "throughput", "heuristic", "counts", "profiles")
+PROFILE_SIZES = (5, 8, 12)
+"""The sizes of best_block's profiled boards (at most the largest size of the run)."""
+WARM_MAX = 8
+"""A profiled call on a board of at most this size is made once before it is profiled."""
 
 
 class Mismatch(Exception):
@@ -462,7 +470,48 @@ def _plan(cfg: Config) -> list[tuple[str, Callable[[], Any]]]:
     if "counts" in cfg.parts:
         steps += [(f"counts {f} {n}x{n}", partial(run_counts, cfg, f, n))
                   for f in fams for n in cfg.count_sizes]
+    if "profiles" in cfg.parts:
+        top = max(cfg.sizes)
+        steps += [(f"profiles best_block {n}x{n}", partial(run_profile, cfg, "best_block", n))
+                  for n in sorted({min(n, top) for n in PROFILE_SIZES})]
+        n = min(5, max(cfg.attack_sizes))
+        steps += [(f"profiles best_attack {n}x{n}", partial(run_profile, cfg, "best_attack", n)),
+                  ("profiles evaluate_blocks 3x3", partial(run_profile, cfg,
+                                                           "evaluate_blocks", 3))]
     return steps
+
+
+def run_profile(cfg: Config, method: str, n: int) -> dict[str, Any]:
+    """One call of ``method`` on the first plain board of its part under cProfile."""
+    from benchmarks.search_loop import profile
+
+    family = "plain"
+    if method == "evaluate_blocks":
+        seed = seed_of("throughput", family, n, 0, cfg.seed)
+        board = boards.board(n, n, boards.VARIANTS[family], seed)
+        declarations = api.enumerate_blocks(board, limit=10_000)["declarations"]
+
+        def call() -> Any:
+            return api.evaluate_blocks(board, declarations)
+    elif method == "best_attack":
+        seed = seed_of("attacks", family, n, 0, cfg.seed)
+        board = boards.attack_board(n, n, boards.VARIANTS[family], seed)
+
+        def call() -> Any:
+            return api.best_attack(board, time_limit=cfg.time_limit)
+    else:
+        seed = seed_of("blocks", family, n, 0, cfg.seed)
+        board = boards.board(n, n, boards.VARIANTS[family], seed)
+
+        def call() -> Any:
+            return api.best_block(board, time_limit=cfg.time_limit)
+    if n <= WARM_MAX:
+        _call(call)  # what a first call does once (imports, caches) is not what limits
+    answers: list[Any] = []
+    found = profile(lambda: answers.append(_call(call)))
+    status = answers[0].get("status", "optimal") if answers else "?"
+    return {"method": method, "family": family, "n": n, "board": 0, "seed": seed,
+            "status": status, **found}
 
 
 def run(cfg: Config, argv: Sequence[str]) -> tuple[dict[str, Any], str | None]:

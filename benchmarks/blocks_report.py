@@ -160,6 +160,36 @@ def _rate(rows: Sequence[dict[str, Any]], how: str) -> float:
     return total / spent if spent > 0 else float("nan")
 
 
+PROFILE_ROWS = 5
+"""Functions shown per figure, by own time and by cumulative time."""
+
+
+def _function(name: str) -> str:
+    """``solver/blocks/search.py:417(_quick)`` as ``search._quick``."""
+    where, _, function = name.partition("(")
+    module = where.rsplit("/", 1)[-1].split(":")[0].removesuffix(".py")
+    return f"{module}.{function.rstrip(')')}" if function else name
+
+
+def profile_table(results: Results) -> list[str]:
+    """Per profiled figure: its call's top functions by own time, and by cumulative time
+    below the call itself (those under 95% of it), each with its share of the call."""
+    rows = results.get("profiles", [])
+    if not rows:
+        return ["Not run."]
+    out = ["| figure | status | seconds (profiled) | by own time | by cumulative time |",
+           "| --- | --- | ---: | --- | --- |"]
+    for r in rows:
+        own = ", ".join(f"{_function(f['function'])} {f['own_share']:.0%}"
+                        for f in r["by_own"][:PROFILE_ROWS])
+        below = [f for f in r["by_cumulative"] if f["cumulative_share"] < 0.95]
+        cumulative = ", ".join(f"{_function(f['function'])} {f['cumulative_share']:.0%}"
+                               for f in below[:PROFILE_ROWS])
+        out.append(f"| {r['method']} {r['n']}x{r['n']} ({r['family']} board {r['board']}) | "
+                   f"{r['status']} | {r['total']:.2f} | {own} | {cumulative} |")
+    return out
+
+
 def throughput_table(results: Results) -> list[str]:
     """evaluate_blocks: declarations a second on 3 x 3 boards."""
     rows = results["throughput"]
@@ -384,6 +414,12 @@ def summary(results: Results) -> str:
         "digits); block_options: the choices of the first blocker with nothing fixed and "
         "the sum of their completions (checked equal to the count). A refusal is shown with "
         "its message.", "", *count_table(results), "",
+        "## What limits each figure", "",
+        "One call of each figure's method under cProfile (benchmarks/search_loop.py's "
+        "`profile`; the profiler slows the call, the shares stay): the functions of trample "
+        "and the libraries it calls that take most of the call's time, by their own time and "
+        "by their cumulative time (below 95% of the call: the calls inside it). Time limit "
+        "as above.", "", *profile_table(results), "",
         "## Peak memory", "",
         f"The most resident memory one call added ({meta['memory']}), over every board of "
         "the family.", "", *memory_table(results), "",

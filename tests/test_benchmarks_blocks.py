@@ -251,8 +251,15 @@ def test_quick_run_is_well_formed_and_agrees(tmp_path: Path) -> None:
     for heading in ("## Targets", "## best_block against the exhaustive method",
                     "## best_attack", "## evaluate_blocks throughput",
                     "## The heuristic, measured", "## count_blocks and block_options",
-                    "## Peak memory", "## Correctness"):
+                    "## What limits each figure", "## Peak memory", "## Correctness"):
         assert heading in summary
+    profiled = {(r["method"], r["n"]) for r in results["profiles"]}
+    assert profiled == {("best_block", max(sizes)), ("evaluate_blocks", 3),
+                        ("best_attack", max(blocks.QUICK.attack_sizes))}
+    for r in results["profiles"]:
+        assert r["status"] == "optimal" and r["total"] > 0 and r["by_own"]
+        assert any(f["function"].startswith("solver/") for f in r["by_cumulative"])
+    assert "| best_block 4x4 (plain board 0) | optimal |" in summary
     assert "| plain | 3 | 1 |" in summary and "1/1 proved and equal |" in summary
     assert "| menace+requirements | all |" in summary
     assert (tmp_path / "growth.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -43,7 +43,7 @@ from trample.models.game.declarations import (
     block_rules,
     declaration_vector,
 )
-from trample.solver.blocks.space import most_obeyed, program
+from trample.solver.blocks.space import Program, most_obeyed, program
 from trample.solver.blocks.value import (
     Evaluation,
     Evaluator,
@@ -51,7 +51,6 @@ from trample.solver.blocks.value import (
     Players,
     Profile,
     Table,
-    Totals,
     Vector,
     most_factor,
     non_attacking_value,
@@ -152,7 +151,7 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
         first = next(program(rules).walk())
         best.blocks = first
         status = "feasible"
-    evaluation = ev.evaluate(board.made(best.blocks))
+    evaluation = ev.evaluate(ev.made(best.blocks))
     if ev.status != "optimal":
         status = "feasible"
     return BlockAnswer(status, best.blocks, evaluation, best.ties if ties else None,
@@ -160,21 +159,34 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
 
 
 FEW = 4_000
-"""A board of at most this many legal declarations is searched by valuing each one: the
-requirements that leave so few legal declarations (509.1c) would leave the search over
-gangs mostly illegal leaves."""
+"""A board with requirements of at most this many legal declarations is searched by
+valuing each one when they are a small share of the restriction-legal ones
+(:data:`SPARSE`): the search over gangs would reach mostly leaves that obey too few
+requirements (509.1c)."""
+SPARSE = 1_000
+"""The share (one in this many) of legal declarations among the restriction-legal ones
+below which the requirements are said to leave few."""
+FEW_ALWAYS = 256
+"""A board of at most this many legal declarations is searched by valuing each one."""
 
 
 def _few_declarations(rules: BlockRules) -> int | None:
-    """The number of legal declarations when it is at most :data:`FEW` (counted exactly,
-    cheaply, by the program of :mod:`.space`), else None."""
+    """The number of legal declarations when the board is searched by valuing each one
+    (counted exactly, cheaply, by the programs of :mod:`.space`), else None."""
     if not rules.requirements:
         return None
     try:
         total = program(rules).count()
+        if total <= FEW_ALWAYS:
+            return total
+        if total > FEW:
+            return None
+        free = Program(rules).count()
     except InputError:
         return None
-    return total if total <= FEW else None
+    # Where most restriction-legal declarations are legal too, the gangs' search finds
+    # them as quickly as without requirements, far sooner than valuing every one.
+    return total if total * SPARSE <= free else None
 
 
 def _walk(rules: BlockRules, ev: Evaluator, watch: _Watch, best: _Best, ties: bool,
@@ -185,10 +197,9 @@ def _walk(rules: BlockRules, ev: Evaluator, watch: _Watch, best: _Best, ties: bo
         raise InputError("combat", f"too large to search exactly: {total:,} legal block "
                          f"declarations where a blocker may block several attackers (the "
                          f"limit is {MAX_WALK:,})")
-    board = rules.board
     for blocks in found.walk():
         watch.check()
-        value = ev.evaluate(board.made(blocks)).value
+        value = ev.evaluate(ev.made(blocks)).value
         best.valued += 1
         vector = declaration_vector(rules, blocks)
         if best.value is not None and value == best.value:
@@ -235,7 +246,7 @@ class _Gangs:
         self.unit_able = [reduce(or_, (self.able[a] for a in unit), 0) for unit in self.units]
         """The blockers that may block some attacker of each unit (a bitwise or)."""
         self.target = most_obeyed(rules) if rules.requirements else None
-        self.totals = Totals(combat, ev, range(len(ev.opponents)))
+        self.totals = ev.totals(range(len(ev.opponents)))
         floors = [self._floor(unit) for unit in self.units]
         self.floors = floors
         self._rest_cache: dict[tuple[int, int], Outcome] = {}
@@ -248,8 +259,10 @@ class _Gangs:
         self.nodes = 0
         self.profiles: dict[tuple[tuple[str, ...], tuple[int, ...]], Profile | None] = {}
         """The profile of each unit's part, by its gangs."""
-        self.tables: list[_Floors | None] = [self._tables(u) for u in range(len(self.units))]
-        """Per unit, its floor for each set of free blockers (None: the fixed floor)."""
+        self.tables: list[_Floors | bool | None] = [False] * len(self.units)
+        """Per unit, its floor for each set of free blockers (None: the fixed floor; False:
+        not yet worked out, which it is when a floor is first asked of it: a search that
+        stops at its first declaration, as best_attack's do, needs none)."""
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
@@ -340,9 +353,13 @@ class _Gangs:
         key = (u, free & self.rest_able[u])
         found = self._rest_cache.get(key)
         if found is None:
-            floors = [self.floors[v] if self.tables[v] is None
-                      else self.tables[v].floor(free)  # type: ignore[union-attr]
-                      for v in range(u, len(self.units))]
+            floors = []
+            for v in range(u, len(self.units)):
+                table = self.tables[v]
+                if table is False:
+                    table = self.tables[v] = self._tables(v)
+                floors.append(self.floors[v] if not isinstance(table, _Floors)
+                              else table.floor(free))
             found = self._rest_cache[key] = _sum_outcomes(floors, len(self.ev.opponents),
                                                           len(self.ev.rest))
         return found
@@ -379,9 +396,7 @@ class _Gangs:
         if key in self.profiles:
             return self.profiles[key]
         blocks = self._blocks({a: chosen[a] for a in unit})
-        made = self.board.made(blocks)
-        members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
-        found = self.profiles[key] = self.ev.profile(made, members)
+        found = self.profiles[key] = self.ev.part_profile(self.ev.part(blocks, (*unit, *blocks)))
         return found
 
     def _unit_options(self, u: int, free: int
@@ -413,9 +428,7 @@ class _Gangs:
         if known is None:
             self.watch.check()
             blocks = self._blocks({a: masks[a] for a in unit})
-            made = self.board.made(blocks)
-            members = [c.id for c in made.creatures if c.id in unit or c.id in blocks]
-            play = self.ev.quick(made, members)
+            play = self.ev.part_quick(self.ev.part(blocks, (*unit, *blocks)))
             totals = self.totals
             alone = totals.best(totals.add(totals.start(), Profile((play,))))[0] \
                 if play is not None else ()
@@ -522,7 +535,7 @@ class _Gangs:
         if not floored:
             value = self.totals.best(table)[0]
         else:
-            value = _without_constant(self.ev, self.ev.evaluate(self.board.made(blocks)).value)
+            value = _without_constant(self.ev, self.ev.evaluate(self.ev.made(blocks)).value)
         best.valued += 1
         vector = declaration_vector(self.rules, blocks)
         if best.value is not None and value == best.value:

@@ -101,6 +101,9 @@ class Evaluation:
     status: str
     line: Line
     combat: Combat
+    pieces: tuple[tuple[Combat, Outcome], ...] | None = None
+    """When every part is a one-player part: each part's combat alone
+    (:func:`sub_combat`) and the outcome it plays, whose lines make up :attr:`line`."""
 
 
 def parts(combat: Combat) -> list[tuple[str, ...]]:
@@ -160,6 +163,14 @@ def sub_combat(combat: Combat, members: Iterable[str],
     """The combat of some parts alone: their creatures, the effects that can apply to
     them; with ``players``, only those defending players (and what they control)."""
     mine = set(members)
+    return _sub_combat(combat, tuple(c for c in combat.creatures if c.id in mine), players)
+
+
+def _sub_combat(combat: Combat, creatures: tuple[Creature, ...],
+                players: frozenset[str] | None = None) -> Combat:
+    """:func:`sub_combat` with the part's creatures given (as they are in the part: each
+    one is ``combat``'s creature of that id, or it as a declaration makes it)."""
+    mine = {c.id for c in creatures}
     creature_ids = {c.id for c in combat.creatures}
     kept_players = tuple(p for p in combat.players if players is None
                          or p.id == combat.active_player or p.id in players)
@@ -173,8 +184,7 @@ def sub_combat(combat: Combat, members: Iterable[str],
                    for i in ids)
 
     return replace(
-        combat, players=kept_players,
-        creatures=tuple(c for c in combat.creatures if c.id in mine),
+        combat, players=kept_players, creatures=creatures,
         planeswalkers=walkers, battles=battles,
         prevention=tuple(e for e in combat.prevention if kept(e.source, e.target)),
         multipliers=tuple(m for m in combat.multipliers if kept(m.source, m.target)),
@@ -258,6 +268,48 @@ class Evaluator:
         (:meth:`_last_step`), by what it depends on."""
         self.watch: Callable[[], None] | None = None
         """Called now and then while a profile is worked out (raises to stop)."""
+        self._first = replace(board.combat, step="first_strike")
+        self._order = {c.id: i for i, c in enumerate(board.combat.creatures)}
+        self._blocking: dict[tuple[str, tuple[str, ...]], Creature] = {}
+        """Each blocker as a declaration makes it, by what it blocks (built once)."""
+        self._totals: dict[tuple[int, ...], Totals] = {}
+        self._part_of: dict[tuple[object, ...], Combat] = {}
+        """Each part's combat alone, by its key (as its profile was worked out on)."""
+
+    # -- the combats a declaration makes -------------------------------------------------
+
+    def _made(self, c: Creature, blocks: Mapping[str, Sequence[str]]) -> Creature:
+        blocked = blocks.get(c.id)
+        if not blocked:
+            return c
+        key = (c.id, tuple(blocked))
+        found = self._blocking.get(key)
+        if found is None:
+            found = self._blocking[key] = replace(
+                c, blocking=tuple(sorted(blocked, key=self._order.__getitem__)))
+        return found
+
+    def made(self, blocks: Mapping[str, Sequence[str]]) -> Combat:
+        """The combat a block declaration makes: the board's ``made(blocks)``, each
+        blocker's new state built once per evaluator."""
+        return replace(self._first, creatures=tuple(self._made(c, blocks)
+                                                    for c in self.board.combat.creatures))
+
+    def part(self, blocks: Mapping[str, Sequence[str]], members: Iterable[str]) -> Combat:
+        """``sub_combat(self.made(blocks), members)``, without making the whole combat."""
+        mine = set(members)
+        return _sub_combat(self._first, tuple(self._made(c, blocks)
+                                              for c in self.board.combat.creatures
+                                              if c.id in mine))
+
+    def totals(self, players: Sequence[int]) -> Totals:
+        """The dynamic program over these players' totals (its bounds depend only on the
+        board: the creatures' power, toughness, lifelink and the players' life)."""
+        key = tuple(players)
+        found = self._totals.get(key)
+        if found is None:
+            found = self._totals[key] = Totals(self._first, self, key)
+        return found
 
     # -- one part ------------------------------------------------------------------------
 
@@ -270,10 +322,23 @@ class Evaluator:
 
     def profile(self, combat: Combat, members: Sequence[str]) -> Profile | None:
         """The part's profile, or None when the defending players choose in it."""
-        key = self.key(combat, members)
+        return self._keyed(self.key(combat, members), combat, members)
+
+    def _keyed(self, key: tuple[object, ...], combat: Combat, members: Sequence[str]
+               ) -> Profile | None:
         if key in self.profiles:
             return self.profiles[key]
-        part = sub_combat(combat, members)
+        return self._profile(key, sub_combat(combat, members))
+
+    def part_profile(self, part: Combat) -> Profile | None:
+        """:meth:`profile` of a part given alone (:meth:`part`)."""
+        key = tuple((c.id, c.attacking, c.blocking) for c in part.creatures)
+        if key in self.profiles:
+            return self.profiles[key]
+        return self._profile(key, part)
+
+    def _profile(self, key: tuple[object, ...], part: Combat) -> Profile | None:
+        self._part_of[key] = part
         try:
             found: Profile | None = Profile(_pareto(self._outcomes(part)))
         except TwoPlayer:
@@ -286,7 +351,10 @@ class Evaluator:
         split (lethal damage in order, the rest past it), the defenders' forced reply.
         The attackers can always play it, so the part is worth at least this to them;
         None when the defending players choose in the part."""
-        part = sub_combat(combat, members)
+        return self.part_quick(sub_combat(combat, members))
+
+    def part_quick(self, part: Combat) -> Outcome | None:
+        """:meth:`quick` of a part given alone (:meth:`part`)."""
         first_space = legal_space(part, "blockers")
         b1 = first_space.forced
         if b1 is None:
@@ -477,12 +545,15 @@ class Evaluator:
         groups = parts(combat)
         one: list[tuple[tuple[str, ...], Profile]] = []
         two: list[tuple[str, ...]] = []
+        keys: list[tuple[object, ...]] = []
         for members in groups:
-            prof = self.profile(combat, members)
+            key = self.key(combat, members)
+            prof = self._keyed(key, combat, members)
             if prof is None:
                 two.append(members)
             else:
                 one.append((members, prof))
+                keys.append(key)
         played: list[Played] = []
         owned: frozenset[str] = frozenset()
         if two:
@@ -501,7 +572,9 @@ class Evaluator:
                 merged[k].update(line[k])
         if "survivals" in self.terms:
             total[self.terms.index("survivals")] += self.constant_survivals
-        return Evaluation(tuple(total), self.status, merged, combat)
+        pieces = None if two else tuple((self._part_of[k], o)
+                                        for k, o in zip(keys, picks, strict=True))
+        return Evaluation(tuple(total), self.status, merged, combat, pieces)
 
     def _play_groups(self, combat: Combat, one: list[tuple[tuple[str, ...], Profile]],
                      two: list[tuple[str, ...]]
@@ -674,7 +747,7 @@ def reach(combat: Combat, players: Sequence[str]) -> tuple[list[int], list[int]]
 def combine(combat: Combat, ev: Evaluator, profiles: Sequence[Profile],
             players: Sequence[int]) -> tuple[Vector, tuple[Outcome, ...]]:
     """The attackers' best over the one-player parts, with the outcome each plays."""
-    totals = Totals(combat, ev, players)
+    totals = ev.totals(players)
     table = totals.start()
     for prof in profiles:
         table = totals.add(table, prof, keep=True)

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, cast
 
 from trample.models.document.board import Board
-from trample.models.document.combat import check_int
+from trample.models.document.combat import Combat, check_int
 from trample.models.document.errors import InputError
 from trample.models.game.declarations import (
     BlockRules,
@@ -40,6 +40,8 @@ from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluation,
     Evaluator,
+    Line,
+    Outcome,
     non_attacking_value,
 )
 from trample.solver.interface.requests import deadline
@@ -209,6 +211,60 @@ def _entries(raw: list[dict[str, Any]]) -> list[Entry]:
     return cast("list[Entry]", raw)
 
 
+_Splits = tuple[list[dict[str, Any]], ...]
+"""A line's four splits as JSON entries (first strike, its reply, regular, its reply)."""
+
+
+def _piece_splits(part: Combat, line: Line) -> _Splits | None:
+    """One part's line as JSON entries in the part's canonical order, every split checked
+    legal on the part alone (its first-strike combat, then the regular one its
+    first-strike splits leave); None when a source of it has two sets of splits (the
+    whole combat's order is then the union's: :func:`_answer` is used)."""
+    regular = regular_document(part, line[0], line[1])
+    spaces = (legal_space(part, "attackers"), legal_space(part, "blockers"),
+              legal_space(regular, "attackers"), legal_space(regular, "blockers"))
+    if any(space.alternatives for space in spaces):
+        return None
+    for space, amounts in zip(spaces, line, strict=True):
+        check_answer(space, amounts, "evaluate_blocks")
+    return tuple(to_entries(space, amounts) for space, amounts in zip(spaces, line,
+                                                                      strict=True))
+
+
+class _Answers:
+    """``plan``'s answers on the declarations of one board, put together part by part:
+    the parts of a declaration share no creature, so its splits are its parts' splits,
+    each source's entries where the source stands in the document (the canonical order),
+    and each part's line is checked and written once however many declarations play it."""
+
+    def __init__(self, board: Board) -> None:
+        self.order = {c.id: i for i, c in enumerate(board.combat.creatures)}
+        self.known: dict[int, tuple[Outcome, _Splits | None]] = {}
+
+    def answer(self, evaluation: Evaluation) -> PlanAnswer:
+        """What :func:`_answer` gives on this evaluation."""
+        if evaluation.pieces is None:
+            return _answer(evaluation)
+        merged: tuple[list[dict[str, Any]], ...] = ([], [], [], [])
+        for part, outcome in evaluation.pieces:
+            held = self.known.get(id(outcome))
+            if held is None or held[0] is not outcome:
+                held = self.known[id(outcome)] = (outcome, _piece_splits(part, outcome.line))
+            splits = held[1]
+            if splits is None:
+                return _answer(evaluation)
+            for into, entries in zip(merged, splits, strict=True):
+                into.extend(dict(e) for e in entries)
+        order = self.order
+        for entries in merged:
+            entries.sort(key=lambda e: order[e["source"]])
+        first_a, first_b, second_a, second_b = merged
+        return {"first_strike": _entries(first_a),
+                "line": {"blockers_first_strike": _entries(first_b),
+                         "attackers_regular": _entries(second_a),
+                         "blockers_regular": _entries(second_b)}}
+
+
 def evaluate_blocks(document: Mapping[str, Any], declarations: object = None,
                     objective: object = None, time_limit: object = None
                     ) -> EvaluateBlocksResult:
@@ -228,6 +284,7 @@ def evaluate_blocks(document: Mapping[str, Any], declarations: object = None,
     rules = block_rules(board)
     ev = Evaluator(board, terms, constant_survivals=non_attacking_value(board),
                    deadline=due)
+    answers = _Answers(board)
     results: list[dict[str, Any]] = []
     for i, item in enumerate(raw):
         declared = parse_blocks(rules, item, f"declarations[{i}]")
@@ -236,10 +293,10 @@ def evaluate_blocks(document: Mapping[str, Any], declarations: object = None,
             results.append({"legal": False, "violations": [v.to_json() for v in found]})
             continue
         ev.status = "optimal"
-        evaluation = ev.evaluate(board.made(declared))
+        evaluation = ev.evaluate(ev.made(declared))
         results.append({"legal": True, "status": evaluation.status,
                         "objective": dict(zip(terms, evaluation.value, strict=True)),
-                        **_answer(evaluation)})
+                        **answers.answer(evaluation)})
     return {"results": results}  # type: ignore[typeddict-item]
 
 

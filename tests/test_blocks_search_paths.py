@@ -1,0 +1,84 @@
+"""best_block searches a board in one of two ways (solver/blocks/search.py): by giving each
+attacker its gang (branch and bound) or, where requirements leave few legal declarations,
+by valuing each one. Either way must give the brute force's answer (tests/brute_blocks.py)
+on every board, whichever the board would pick: each test here forces one of the two."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from unittest import mock
+
+import brute_blocks
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from strategies_blocks import boards, plan_cost
+
+from trample.solver.blocks import search
+from trample.solver.interface import api
+from trample.solver.interface.blocks_api import read_board
+
+SEARCHED = settings(max_examples=80, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.filter_too_much])
+PLAN_BUDGET = 400
+
+
+@contextmanager
+def forced(way: str) -> Iterator[None]:
+    """Every board with requirements searched by valuing each declaration ("walk"), or
+    every board searched over gangs ("gangs")."""
+    if way == "walk":
+        with mock.patch.object(search, "FEW_ALWAYS", 10**9):
+            yield
+    else:
+        with mock.patch.object(search, "FEW_ALWAYS", 0), \
+                mock.patch.object(search, "FEW", 0):
+            yield
+
+
+def pairs_of(entries: list[dict]) -> frozenset[tuple[str, str]]:
+    return frozenset((e["blocker"], e["attacker"]) for e in entries)
+
+
+@pytest.mark.parametrize("way", ["walk", "gangs"])
+def test_each_way_of_searching_finds_the_brute_forces_best_block(way: str) -> None:
+    @SEARCHED
+    @given(doc=boards())
+    def check(doc: dict) -> None:
+        assume(plan_cost(doc) <= PLAN_BUDGET)
+        value, first, ties = brute_blocks.best_block(doc, None)
+        with forced(way):
+            got = api.best_block(doc, ties=True)
+        assert got["status"] == "optimal"
+        assert pairs_of(got["blocks"]) == first
+        assert got["ties"] == ties
+        assert tuple(got["objective"].values()) == value
+
+    check()
+
+
+def lured(n: int, lures: int) -> dict:
+    """n 2/2 attackers (the first ``lures`` with lure) against n 1/1 blockers."""
+    return {"active_player": "ap",
+            "players": [{"id": "ap"}, {"id": "dp", "life": 20}],
+            "creatures": [
+                *({"id": f"a{i}", "controller": "ap", "power": 2, "toughness": 2,
+                   "attacking": "dp", **({"lure": True} if i < lures else {})}
+                  for i in range(n)),
+                *({"id": f"b{i}", "controller": "dp", "power": 1, "toughness": 1}
+                  for i in range(n))]}
+
+
+def test_requirements_that_leave_few_legal_declarations_value_each_one() -> None:
+    # Lure on every attacker of 5 x 5: every blocker must block some attacker, 5**5 legal
+    # of 6**5 restriction-legal. Lure on one: every blocker blocks it, 1 legal.
+    many = read_board(lured(5, 5))
+    assert api.count_blocks(lured(5, 5))["count"] == 5 ** 5
+    assert search._few_declarations(search.block_rules(many)) is None
+    one = read_board(lured(5, 1))
+    assert api.count_blocks(lured(5, 1))["count"] == 1
+    assert search._few_declarations(search.block_rules(one)) == 1
+    answer = search.best_block(one, brute_blocks.DEFAULT_TERMS)
+    assert answer.valued == 1
+    assert answer.blocks == {f"b{i}": ("a0",) for i in range(5)}
