@@ -22,6 +22,7 @@ class Rule(StrEnum):
     """A rule number of the Comprehensive Rules (September 2025) that trample implements."""
 
     R302_6 = "302.6"
+    R500_2 = "500.2"
     R506_4 = "506.4"
     R506_4C = "506.4c"
     R508_1 = "508.1"
@@ -90,6 +91,8 @@ _BLOCKS = "trample.models.game.declarations"
 SUMMARY: Mapping[Rule, str] = {
     Rule.R302_6: "a summoning-sick creature can't attack unless it has haste "
                  "(`summoning_sick`)",
+    Rule.R500_2: "a step ends only once the stack is empty: no combat damage is dealt while "
+                 "an ability waits on the stack (the game model refuses, at `state.stack`)",
     Rule.R506_4: "a planeswalker or battle removed from combat is no longer attacked; "
                  "`planeswalker_kills` and `battle_kills` count only those in combat",
     Rule.R506_4C: "an attacker whose planeswalker or battle was removed from combat "
@@ -160,6 +163,7 @@ SUMMARY: Mapping[Rule, str] = {
 
 WHERE: Mapping[Rule, tuple[str, ...]] = {
     Rule.R302_6: (f"{_BLOCKS}.why_not_attack",),
+    Rule.R500_2: ("trample.models.game.combat_steps.check_stack_empty",),
     Rule.R506_4: ("trample.solver.optimize.objectives.walker_targets",
                   "trample.solver.optimize.objectives.battle_targets"),
     Rule.R506_4C: (f"{_RULES}._attacker_rows", "trample.models.document.combat.Combat.is_live"),
