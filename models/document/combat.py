@@ -819,46 +819,42 @@ def _parse_combat(document: object) -> Combat:
 def _read_walker(raw: Any, i: int, seen: dict[str, tuple[str, int]],
                  player_ids: set[str]) -> Planeswalker:
     """``planeswalkers[i]``."""
-    fields = _PLANESWALKER_FIELDS
-    if type(raw) is not dict or not fields.issuperset(raw):
-        _Obj(raw, "planeswalkers", fields, i)
-    wid = raw.get("id")
-    if type(wid) is not str or not 0 < len(wid) <= MAX_ID_LENGTH:
-        wid = _Obj(raw, "planeswalkers", fields, i).id("id")
-    if wid in seen:
-        raise _duplicate(seen, wid, "planeswalkers", i)
-    seen[wid] = ("planeswalkers", i)
-    in_combat = raw.get("in_combat", True)
-    if type(in_combat) is not bool:
-        in_combat = _Obj(raw, "planeswalkers", fields, i).boolean("in_combat")
-    controller = _player_ref(raw, "planeswalkers", fields, i, "controller", player_ids)
-    loyalty = raw.get("loyalty")
-    if type(loyalty) is not int or not -MAX_MAGNITUDE <= loyalty <= MAX_MAGNITUDE:
-        loyalty = _Obj(raw, "planeswalkers", fields, i).integer("loyalty")
-    return Planeswalker(wid, controller, loyalty, in_combat,
-                        _name(raw, "planeswalkers", fields, i))
+    wid, controller, loyalty, in_combat, name = _read_attackable(
+        raw, i, seen, player_ids, "planeswalkers", _PLANESWALKER_FIELDS, "controller",
+        "loyalty")
+    return Planeswalker(wid, controller, loyalty, in_combat, name)
 
 
 def _read_battle(raw: Any, i: int, seen: dict[str, tuple[str, int]],
                  player_ids: set[str]) -> Battle:
     """``battles[i]``."""
-    fields = _BATTLE_FIELDS
+    bid, protector, defense, in_combat, name = _read_attackable(
+        raw, i, seen, player_ids, "battles", _BATTLE_FIELDS, "protector", "defense")
+    return Battle(bid, protector, defense, in_combat, name)
+
+
+def _read_attackable(raw: Any, i: int, seen: dict[str, tuple[str, int]],
+                     player_ids: set[str], kind: str, fields: frozenset[str], player: str,
+                     number: str) -> tuple[str, str, int, bool, str | None]:
+    """The fields a planeswalker and a battle share, of ``kind[i]``: its id, the player
+    named by its ``player`` field, its ``number`` (loyalty or defense), whether it is in
+    combat, and its name."""
     if type(raw) is not dict or not fields.issuperset(raw):
-        _Obj(raw, "battles", fields, i)
-    bid = raw.get("id")
-    if type(bid) is not str or not 0 < len(bid) <= MAX_ID_LENGTH:
-        bid = _Obj(raw, "battles", fields, i).id("id")
-    if bid in seen:
-        raise _duplicate(seen, bid, "battles", i)
-    seen[bid] = ("battles", i)
+        _Obj(raw, kind, fields, i)
+    pid = raw.get("id")
+    if type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH:
+        pid = _Obj(raw, kind, fields, i).id("id")
+    if pid in seen:
+        raise _duplicate(seen, pid, kind, i)
+    seen[pid] = (kind, i)
     in_combat = raw.get("in_combat", True)
     if type(in_combat) is not bool:
-        in_combat = _Obj(raw, "battles", fields, i).boolean("in_combat")
-    protector = _player_ref(raw, "battles", fields, i, "protector", player_ids)
-    defense = raw.get("defense")
-    if type(defense) is not int or not -MAX_MAGNITUDE <= defense <= MAX_MAGNITUDE:
-        defense = _Obj(raw, "battles", fields, i).integer("defense")
-    return Battle(bid, protector, defense, in_combat, _name(raw, "battles", fields, i))
+        in_combat = _Obj(raw, kind, fields, i).boolean("in_combat")
+    owner = _player_ref(raw, kind, fields, i, player, player_ids)
+    amount = raw.get(number)
+    if type(amount) is not int or not -MAX_MAGNITUDE <= amount <= MAX_MAGNITUDE:
+        amount = _Obj(raw, kind, fields, i).integer(number)
+    return pid, owner, amount, in_combat, _name(raw, kind, fields, i)
 
 
 def _assembled(active: str, players: tuple[Player, ...], creatures: tuple[Creature, ...],
