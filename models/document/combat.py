@@ -603,14 +603,7 @@ def _parse_combat(document: object) -> Combat:
         raise InputError("players", "must list at least one player")
     players: list[Player] = []
     for i, raw in enumerate(raw_players):
-        if type(raw) is not dict or not _PLAYER_FIELDS.issuperset(raw):
-            _Obj(raw, "players", _PLAYER_FIELDS, i)
-        pid = raw.get("id")
-        if type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH:
-            pid = _Obj(raw, "players", _PLAYER_FIELDS, i).id("id")
-        if pid in seen:
-            raise _duplicate(seen, pid, "players", i)
-        seen[pid] = ("players", i)
+        pid = _read_id(raw, "players", _PLAYER_FIELDS, i, seen)
         life = raw.get("life", 20)
         if type(life) is not int or not -most <= life <= most:
             life = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("life", 20)
@@ -648,14 +641,7 @@ def _parse_combat(document: object) -> Combat:
     blocks = 0
     fields = _CREATURE_FIELDS
     for i, raw in enumerate(raw_creatures):
-        if type(raw) is not dict or not fields.issuperset(raw):
-            _Obj(raw, "creatures", fields, i)
-        cid = raw.get("id")
-        if type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH:
-            cid = _Obj(raw, "creatures", fields, i).id("id")
-        if cid in seen:
-            raise _duplicate(seen, cid, "creatures", i)
-        seen[cid] = ("creatures", i)
+        cid = _read_id(raw, "creatures", fields, i, seen)
         controller = raw.get("controller")
         if type(controller) is not str or controller not in player_ids:
             controller = _player_ref(raw, "creatures", fields, i, "controller", player_ids)
@@ -833,20 +819,28 @@ def _read_battle(raw: Any, i: int, seen: dict[str, tuple[str, int]],
     return Battle(bid, protector, defense, in_combat, name)
 
 
+def _read_id(raw: Any, kind: str, fields: frozenset[str], i: int,
+             seen: dict[str, tuple[str, int]]) -> str:
+    """The id of the object ``kind[i]``, once its fields are known to be among ``fields``;
+    recorded in ``seen`` (where each id was first given) and refused when given before."""
+    if type(raw) is not dict or not fields.issuperset(raw):
+        _Obj(raw, kind, fields, i)
+    oid = raw.get("id")
+    if type(oid) is not str or not 0 < len(oid) <= MAX_ID_LENGTH:
+        oid = _Obj(raw, kind, fields, i).id("id")
+    if oid in seen:
+        raise _duplicate(seen, oid, kind, i)
+    seen[oid] = (kind, i)
+    return oid
+
+
 def _read_attackable(raw: Any, i: int, seen: dict[str, tuple[str, int]],
                      player_ids: set[str], kind: str, fields: frozenset[str], player: str,
                      number: str) -> tuple[str, str, int, bool, str | None]:
     """The fields a planeswalker and a battle share, of ``kind[i]``: its id, the player
     named by its ``player`` field, its ``number`` (loyalty or defense), whether it is in
     combat, and its name."""
-    if type(raw) is not dict or not fields.issuperset(raw):
-        _Obj(raw, kind, fields, i)
-    pid = raw.get("id")
-    if type(pid) is not str or not 0 < len(pid) <= MAX_ID_LENGTH:
-        pid = _Obj(raw, kind, fields, i).id("id")
-    if pid in seen:
-        raise _duplicate(seen, pid, kind, i)
-    seen[pid] = (kind, i)
+    pid = _read_id(raw, kind, fields, i, seen)
     in_combat = raw.get("in_combat", True)
     if type(in_combat) is not bool:
         in_combat = _Obj(raw, kind, fields, i).boolean("in_combat")
