@@ -620,18 +620,10 @@ def _parse_combat(document: object) -> Combat:
     if active not in player_ids:
         raise InputError("active_player", f"{active!r} is not one of the players")
 
-    walkers: list[Planeswalker] = []
-    raw_walkers = top.get("planeswalkers", _EMPTY_LIST)
-    if type(raw_walkers) is not list or len(raw_walkers) > MAX_OBJECTS:
-        raw_walkers = _Obj(top, "", _TOP_FIELDS).array("planeswalkers")
-    for i, raw in enumerate(raw_walkers):
-        walkers.append(_read_walker(raw, i, seen, player_ids))
-    battles: list[Battle] = []
-    raw_battles = top.get("battles", _EMPTY_LIST)
-    if type(raw_battles) is not list or len(raw_battles) > MAX_OBJECTS:
-        raw_battles = _Obj(top, "", _TOP_FIELDS).array("battles")
-    for i, raw in enumerate(raw_battles):
-        battles.append(_read_battle(raw, i, seen, player_ids))
+    walkers = [_read_walker(raw, i, seen, player_ids)
+               for i, raw in enumerate(_optional_list(top, "planeswalkers"))]
+    battles = [_read_battle(raw, i, seen, player_ids)
+               for i, raw in enumerate(_optional_list(top, "battles"))]
 
     raw_creatures = top.get("creatures")
     if type(raw_creatures) is not list or len(raw_creatures) > MAX_OBJECTS:
@@ -817,6 +809,15 @@ def _read_battle(raw: Any, i: int, seen: dict[str, tuple[str, int]],
     bid, protector, defense, in_combat, name = _read_attackable(
         raw, i, seen, player_ids, "battles", _BATTLE_FIELDS, "protector", "defense")
     return Battle(bid, protector, defense, in_combat, name)
+
+
+def _optional_list(top: Mapping[str, Any], key: str) -> list[Any]:
+    """The list ``top[key]`` (empty when absent), refused with its path when it is no list
+    or too long."""
+    raw = top.get(key, _EMPTY_LIST)
+    if type(raw) is not list or len(raw) > MAX_OBJECTS:
+        raw = _Obj(top, "", _TOP_FIELDS).array(key)
+    return raw
 
 
 def _read_id(raw: Any, kind: str, fields: frozenset[str], i: int,
