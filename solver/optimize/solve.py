@@ -631,10 +631,10 @@ def optimize(space: LegalSpace, terms: Sequence[str], time_limit: float | None =
             base = PLAIN_TERMS.get(t, t)
             if base is not None and base not in inner:
                 inner.append(base)
-        found = _solve(space, inner, time_limit, settings, deadline)
-        objective = evaluate(space, found.amounts, terms)
+        found = _solve(space, inner, time_limit, settings, deadline, report=terms)
         if found.bound is None:
-            return Solution(found.status, found.amounts, objective)
+            return found  # its objective read on ``terms``
+        objective = evaluate(space, found.amounts, terms)
         inner_objective = found.objective
         bound = {}
         for t in terms:
@@ -690,8 +690,14 @@ def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | Non
 
 
 def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
-           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
+           settings: SearchSettings = SHIPPED, deadline: float | None = None,
+           report: Sequence[str] | None = None) -> Solution:
     """:func:`optimize` on the terms as given.
+
+    ``report``, when given, holds the terms whose values a proved answer reports (the
+    objective the caller asked for, when ``terms`` are those it is searched on): read once
+    from the answer, not first on ``terms`` as well. An answer not proved reports
+    ``terms``, of which its bound is.
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
     stops a group early keeps the best assignment found for it (at worst the greedy one).
@@ -797,7 +803,7 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
                 again.append(indices)
         solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
-                              terms, frozenset(), deadline, settings)
+                              terms, frozenset(), deadline, settings) if again else []
         for indices, (gap, amounts) in zip(again, solved, strict=True):
             for i in indices:
                 pieces[i] = {}
@@ -807,10 +813,11 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
 
     result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
     check_answer(space, result, "solve")
-    objective = evaluate(space, result, terms)
     open_gaps = [g for g in gaps if g is not None]
     if not open_gaps:
-        return Solution("optimal", result, objective)
+        return Solution("optimal", result,
+                        evaluate(space, result, terms if report is None else report))
+    objective = evaluate(space, result, terms)
     # Lexicographic order is compatible with adding vectors, so the parts' bounds add up;
     # a contested threshold not reached might still be reachable: count it as open.
     bound = [objective[t] + sum(g[i] for g in open_gaps) for i, t in enumerate(terms)]
