@@ -792,24 +792,25 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                 if most < need[t]:
                     open_targets.discard(t)
                     break
-        position = {id(p): i for i, p in enumerate(parts)}
-        targets_of: dict[int, list[str]] = {}
-        for t, members in disputed.items():
-            for i in members:
-                targets_of.setdefault(i, []).append(t)
-        again: list[list[int]] = []
-        for group_parts in groups(space, terms):
-            indices = [position[id(p)] for p in group_parts]
-            if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
-                again.append(indices)
-        solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
-                              terms, frozenset(), deadline, settings) if again else []
-        for indices, (gap, amounts) in zip(again, solved, strict=True):
-            for i in indices:
-                pieces[i] = {}
-                gaps[i] = None
-            pieces[indices[0]] = amounts
-            gaps[indices[0]] = gap
+        if open_targets:
+            position = {id(p): i for i, p in enumerate(parts)}
+            targets_of: dict[int, list[str]] = {}
+            for t, members in disputed.items():
+                for i in members:
+                    targets_of.setdefault(i, []).append(t)
+            again: list[list[int]] = []
+            for group_parts in groups(space, terms):
+                indices = [position[id(p)] for p in group_parts]
+                if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
+                    again.append(indices)
+            solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
+                                  terms, frozenset(), deadline, settings) if again else []
+            for indices, (gap, amounts) in zip(again, solved, strict=True):
+                for i in indices:
+                    pieces[i] = {}
+                    gaps[i] = None
+                pieces[indices[0]] = amounts
+                gaps[indices[0]] = gap
 
     result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
     check_answer(space, result, "solve")
