@@ -278,6 +278,7 @@ def run(combats_per_round: int, repeat: int, seed: int, do_profile: bool,
                   for path, rs in rounds.items()},
         "checks": checks, "targets": TARGETS,
         "stages": stages(combats(combats_per_round, seed + repeat + 1), repeat),
+        "by_attackers": by_attackers(combats(combats_per_round, seed + repeat + 1), repeat),
     }
     if do_profile:
         result["profiles"] = profiles(combats_per_round, plan_combats, seed + repeat)
@@ -351,6 +352,26 @@ def stages(docs: Sequence[Document], repeat: int) -> dict[str, float]:
     return found
 
 
+def by_attackers(docs: Sequence[Document], repeat: int) -> dict[str, float]:
+    """Microseconds of CPU per ``api.solve`` of ``docs`` by their number of attackers
+    (one attacker takes the single-source path, two or three the optimizer's), each new
+    to the space cache, best of ``repeat`` runs."""
+    split: dict[int, list[Document]] = {}
+    for doc in docs:
+        attackers = sum(1 for c in doc["creatures"] if c.get("attacking") is not None)
+        split.setdefault(attackers, []).append(doc)
+    found: dict[str, float] = {}
+    for attackers in sorted(split):
+        items = split[attackers]
+        best = float("inf")
+        for _ in range(repeat):
+            api.forget_spaces()
+            _, cpu, _ = timed(lambda items=items: _each(api.solve, items))
+            best = min(best, cpu)
+        found[str(attackers)] = best / len(items) * 1e6
+    return found
+
+
 def _each(fn: Callable[[Any], Any], items: Sequence[Any]) -> None:
     for item in items:
         fn(item)
@@ -388,6 +409,10 @@ def report(results: dict[str, Any]) -> str:
               "| stage | µs per combat | per second |", "| --- | ---: | ---: |"]
     for stage, micros in results["stages"].items():
         lines.append(f"| {stage} | {micros:,.1f} | {1e6 / micros:,.0f} |")
+    lines += ["", "`api.solve` by the number of attackers (CPU per combat, best of the rounds):",
+              "", "| attackers | µs per combat | per second |", "| ---: | ---: | ---: |"]
+    for attackers, micros in results.get("by_attackers", {}).items():
+        lines.append(f"| {attackers} | {micros:,.1f} | {1e6 / micros:,.0f} |")
     lines += ["", f"Checks: every path's answers equal `api.solve`'s on the first round; "
               f"{checks.get('validated', 0):,} answers validated, "
               f"{checks.get('brute_compared', 0)} equal to brute force, "

@@ -50,6 +50,8 @@ def test_search_loop_quick_run(tmp_path: Path) -> None:
 
     stages = results["stages"]
     assert list(stages) == list(STAGES) and all(v > 0 for v in stages.values())
+    by_attackers = results["by_attackers"]
+    assert list(by_attackers) == ["1", "2", "3"] and all(v > 0 for v in by_attackers.values())
     profiles = results["profiles"]
     assert set(profiles) <= set(paths) and len(profiles) == 4
     for found in profiles.values():

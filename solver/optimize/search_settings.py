@@ -257,6 +257,11 @@ class SearchSettings:
     dynamic_program: bool = True
     """Whether groups coupled only by thresholds are settled without search when narrow
     enough (:mod:`trample.solver.optimize.lone_groups`)."""
+    lone_parts: bool = True
+    """Whether a space whose every part is one source with recipients of its own (a small
+    combat of several attackers, each with its own blockers) has its parts answered from
+    their holding and passing candidates without the general dispatch
+    (:func:`trample.solver.optimize.solve._lone_pieces`; the same answer, sooner)."""
     threads: int | None = None
     """Groups searched at once; None: ``$TRAMPLE_THREADS``, else the CPUs available."""
     cancel: Cancel | None = None

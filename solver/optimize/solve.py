@@ -34,7 +34,12 @@ from math import comb
 from trample.solver.count.compositions import lazy_product
 from trample.solver.count.declared import PartSpace
 from trample.solver.count.work import CountOutOfReach
-from trample.solver.optimize.fastpath import most_to, solve_lone
+from trample.solver.optimize.fastpath import (
+    _lone_candidates,
+    lone_values,
+    most_to,
+    solve_lone,
+)
 from trample.solver.optimize.greedy import greedy
 from trample.solver.optimize.lone_groups import lone_shaped, solve_lone_group
 from trample.solver.optimize.objectives import (
@@ -50,6 +55,7 @@ from trample.solver.optimize.objectives import (
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.status import RunStatus, Status
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.choosers import moved_choices
 from trample.solver.rules.legal_space import (
     LegalSpace,
     Mode,
@@ -625,10 +631,10 @@ def optimize(space: LegalSpace, terms: Sequence[str], time_limit: float | None =
             base = PLAIN_TERMS.get(t, t)
             if base is not None and base not in inner:
                 inner.append(base)
-        found = _solve(space, inner, time_limit, settings, deadline)
-        objective = evaluate(space, found.amounts, terms)
+        found = _solve(space, inner, time_limit, settings, deadline, report=terms)
         if found.bound is None:
-            return Solution(found.status, found.amounts, objective)
+            return found  # its objective read on ``terms``
+        objective = evaluate(space, found.amounts, terms)
         inner_objective = found.objective
         bound = {}
         for t in terms:
@@ -684,8 +690,14 @@ def solve_modes(space: LegalSpace, terms: Sequence[str], time_limit: float | Non
 
 
 def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = None,
-           settings: SearchSettings = SHIPPED, deadline: float | None = None) -> Solution:
+           settings: SearchSettings = SHIPPED, deadline: float | None = None,
+           report: Sequence[str] | None = None) -> Solution:
     """:func:`optimize` on the terms as given.
+
+    ``report``, when given, holds the terms whose values a proved answer reports (the
+    objective the caller asked for, when ``terms`` are those it is searched on): read once
+    from the answer, not first on ``terms`` as well. An answer not proved reports
+    ``terms``, of which its bound is.
 
     ``status`` is ``optimal`` only when every group's optimum is proved; a time limit that
     stops a group early keeps the best assignment found for it (at worst the greedy one).
@@ -697,30 +709,37 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
     parts = space.parts
     disputed = contested(space, terms)
     exclude = frozenset(disputed)
-    # Groups a greedy split shows reaching a contested target are searched as groups at
-    # once: their parts alone would most likely be searched again together (on a token
-    # swarm of 100 x 300, a 230-pair part searched alone, then bounded, then again with
-    # its group: half the time).
-    early, witnessed = _early_groups(space, terms, disputed, settings)
-    inside = {i for indices in early for i in indices}
-    alone = [i for i in range(len(parts)) if i not in inside]
-    # The parts alone (their contested targets left out) and the early groups (counting
-    # them) in one call, so that their searches share the threads: on a token swarm of
-    # 100 x 300 (seed 5), one of each, 12 and 17 ms, ran one after the other.
-    together_first = solve_groups(
-        space, [[parts[i]] for i in alone] + [[parts[i] for i in indices] for indices in early],
-        terms, exclude, deadline, settings,
-        [exclude] * len(alone) + [frozenset()] * len(early),
-        [False] * len(alone) + [not w for w in witnessed])
-    answers, solved_early = together_first[:len(alone)], together_first[len(alone):]
     gaps: list[tuple[int, ...] | None] = [None] * len(parts)
-    pieces: list[Amounts] = [{} for _ in parts]
-    for i, (gap, amounts) in zip(alone, answers, strict=True):
-        gaps[i], pieces[i] = gap, amounts
-    for indices, (gap, amounts) in zip(early, solved_early, strict=True):
-        gaps[indices[0]], pieces[indices[0]] = gap, amounts
-    # Their contested targets are settled: the group's search counted them.
-    disputed = {t: members for t, members in disputed.items() if members[0] not in inside}
+    lone = _lone_pieces(space, terms, exclude, settings)
+    if lone is not None:
+        pieces = lone
+    else:
+        # Groups a greedy split shows reaching a contested target are searched as groups
+        # at once: their parts alone would most likely be searched again together (on a
+        # token swarm of 100 x 300, a 230-pair part searched alone, then bounded, then
+        # again with its group: half the time).
+        early, witnessed = _early_groups(space, terms, disputed, settings)
+        inside = {i for indices in early for i in indices}
+        alone = [i for i in range(len(parts)) if i not in inside]
+        # The parts alone (their contested targets left out) and the early groups
+        # (counting them) in one call, so that their searches share the threads: on a
+        # token swarm of 100 x 300 (seed 5), one of each, 12 and 17 ms, ran one after the
+        # other.
+        together_first = solve_groups(
+            space,
+            [[parts[i]] for i in alone] + [[parts[i] for i in indices] for indices in early],
+            terms, exclude, deadline, settings,
+            [exclude] * len(alone) + [frozenset()] * len(early),
+            [False] * len(alone) + [not w for w in witnessed])
+        answers, solved_early = together_first[:len(alone)], together_first[len(alone):]
+        pieces = [{} for _ in parts]
+        for i, (gap, amounts) in zip(alone, answers, strict=True):
+            gaps[i], pieces[i] = gap, amounts
+        for indices, (gap, amounts) in zip(early, solved_early, strict=True):
+            gaps[indices[0]], pieces[indices[0]] = gap, amounts
+        # Their contested targets are settled: the group's search counted them.
+        disputed = {t: members for t, members in disputed.items()
+                    if members[0] not in inside}
 
     if disputed:
         together: Amounts = {k: v for piece in pieces for k, v in piece.items()}
@@ -773,31 +792,33 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
                 if most < need[t]:
                     open_targets.discard(t)
                     break
-        position = {id(p): i for i, p in enumerate(parts)}
-        targets_of: dict[int, list[str]] = {}
-        for t, members in disputed.items():
-            for i in members:
-                targets_of.setdefault(i, []).append(t)
-        again: list[list[int]] = []
-        for group_parts in groups(space, terms):
-            indices = [position[id(p)] for p in group_parts]
-            if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
-                again.append(indices)
-        solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
-                              terms, frozenset(), deadline, settings)
-        for indices, (gap, amounts) in zip(again, solved, strict=True):
-            for i in indices:
-                pieces[i] = {}
-                gaps[i] = None
-            pieces[indices[0]] = amounts
-            gaps[indices[0]] = gap
+        if open_targets:
+            position = {id(p): i for i, p in enumerate(parts)}
+            targets_of: dict[int, list[str]] = {}
+            for t, members in disputed.items():
+                for i in members:
+                    targets_of.setdefault(i, []).append(t)
+            again: list[list[int]] = []
+            for group_parts in groups(space, terms):
+                indices = [position[id(p)] for p in group_parts]
+                if any(t in open_targets for i in indices for t in targets_of.get(i, ())):
+                    again.append(indices)
+            solved = solve_groups(space, [[parts[i] for i in indices] for indices in again],
+                                  terms, frozenset(), deadline, settings) if again else []
+            for indices, (gap, amounts) in zip(again, solved, strict=True):
+                for i in indices:
+                    pieces[i] = {}
+                    gaps[i] = None
+                pieces[indices[0]] = amounts
+                gaps[indices[0]] = gap
 
     result: Amounts = {k: v for piece in pieces for k, v in piece.items()}
     check_answer(space, result, "solve")
-    objective = evaluate(space, result, terms)
     open_gaps = [g for g in gaps if g is not None]
     if not open_gaps:
-        return Solution("optimal", result, objective)
+        return Solution("optimal", result,
+                        evaluate(space, result, terms if report is None else report))
+    objective = evaluate(space, result, terms)
     # Lexicographic order is compatible with adding vectors, so the parts' bounds add up;
     # a contested threshold not reached might still be reachable: count it as open.
     bound = [objective[t] + sum(g[i] for g in open_gaps) for i, t in enumerate(terms)]
@@ -807,6 +828,53 @@ def _solve(space: LegalSpace, terms: Sequence[str], time_limit: float | None = N
             missed = _unreached(space, result, [term], disputed)
             bound[i] += sum(1 for t in disputed if t in targets and t in missed)
     return Solution("feasible", result, objective, dict(zip(terms, bound, strict=True)))
+
+
+def _lone_pieces(space: LegalSpace, terms: Sequence[str], exclude: frozenset[str],
+                 settings: SearchSettings) -> list[Amounts] | None:
+    """Each part's answer alone (its contested targets, ``exclude``, left out), as
+    :func:`solve_groups` finds it, on a space whose every part is one source that shares
+    no recipient, chooses its own split and sees only assigned-damage terms (a plain
+    combat): the search loop's tiny combats of two or three attackers, each with its own
+    blockers. None on any other space, or when a source's split needs more than the
+    holding and passing candidates (:func:`~trample.solver.optimize.fastpath.solve_lone`).
+
+    The same candidates in the same order, the first best kept, so the same pieces: each
+    candidate scored by :func:`~trample.solver.optimize.fastpath.lone_values` (what it
+    alone assigns) in place of the whole space's :func:`evaluate`. Every part alone is
+    its own group, shaped as the dynamic program takes it
+    (:func:`~trample.solver.optimize.lone_groups.lone_shaped`), so no group is searched
+    early (:func:`_early_groups`) and the pieces go on to the contested targets as the
+    general path's do."""
+    parts = space.parts
+    if len(parts) < 2 or not settings.lone_parts or not settings.dynamic_program:
+        return None
+    score = scoring(space)
+    if not score.plain or any(t in PLAIN_TERMS for t in terms) or \
+            moved_choices(space.combat):
+        return None
+    pieces: list[Amounts] = []
+    for part in parts:
+        if len(part.sources) != 1 or part.lethal_items:
+            return None
+        source = part.sources[0]
+        recipients = source.recipients
+        if len(recipients) == 1 and not recipients[0].gated:
+            pieces.append({(source.id, recipients[0].id): source.power})
+            continue
+        candidates = _lone_candidates(space, source)
+        if not candidates:
+            return None
+        best = candidates[0]
+        if len(candidates) > 1:
+            best_key = tuple(lone_values(space, score, source, best, terms, exclude).values())
+            for amounts in candidates[1:]:
+                key = tuple(lone_values(space, score, source, amounts, terms,
+                                        exclude).values())
+                if key > best_key:
+                    best, best_key = amounts, key
+        pieces.append(best)
+    return pieces
 
 
 def _reaches(space: LegalSpace, reaching: Sequence[Part], target: str, need: int,
