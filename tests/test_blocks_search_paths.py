@@ -82,3 +82,23 @@ def test_requirements_that_leave_few_legal_declarations_value_each_one() -> None
     answer = search.best_block(one, brute_blocks.DEFAULT_TERMS)
     assert answer.valued == 1
     assert answer.blocks == {f"b{i}": ("a0",) for i in range(5)}
+
+
+@pytest.mark.parametrize("gangs", [0, 1 << 2])
+def test_open_attackers_left_too_few_blockers_are_counted_unblocked(gangs: int) -> None:
+    # With no per-blocker floors (or few), every open attacker counts at its fixed floor
+    # and the free blockers are shared among them: those that cannot all be blocked add
+    # their unblocked play. The proof must stay exact.
+    @SEARCHED
+    @given(doc=boards())
+    def check(doc: dict) -> None:
+        assume(plan_cost(doc) <= PLAN_BUDGET)
+        value, first, ties = brute_blocks.best_block(doc, None)
+        with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs):
+            got = api.best_block(doc, ties=True)
+        assert got["status"] == "optimal"
+        assert pairs_of(got["blocks"]) == first
+        assert got["ties"] == ties
+        assert tuple(got["objective"].values()) == value
+
+    check()

@@ -354,15 +354,58 @@ class _Gangs:
         found = self._rest_cache.get(key)
         if found is None:
             floors = []
+            fixed = []
             for v in range(u, len(self.units)):
                 table = self.tables[v]
                 if table is False:
                     table = self.tables[v] = self._tables(v)
-                floors.append(self.floors[v] if not isinstance(table, _Floors)
-                              else table.floor(free))
+                if isinstance(table, _Floors):
+                    floors.append(table.floor(free))
+                else:
+                    floors.append(self.floors[v])
+                    fixed.append(v)
+            floors.extend(self._unblocked(fixed, free))
             found = self._rest_cache[key] = _sum_outcomes(floors, len(self.ev.opponents),
                                                           len(self.ev.rest))
         return found
+
+    def _unblocked(self, fixed: Sequence[int], free: int) -> list[Outcome]:
+        """What the open units counted at their fixed floor add to it because the free
+        blockers are too few to block them all: a unit that gets no blocker plays its
+        unblocked quick play (:meth:`_quick` with every gang empty), so it adds at least
+        that play less its fixed floor. At most ``room`` of them can be blocked (each
+        needs the fewest blockers any of its attackers may have, 509.1b, and no blocker
+        blocks two), so the others add, term by term, at least the smallest of these
+        excesses (a negative excess counted wherever it is, to stay a floor)."""
+        if not fixed:
+            return []
+        left = free & reduce(or_, (self.unit_able[v] for v in fixed), 0)
+        room = left.bit_count()
+        blockable: list[tuple[int, int]] = []
+        excess: list[tuple[int, Outcome]] = []
+        for v in fixed:
+            unit = self.units[v]
+            play = self._quick(v, {a: 0 for a in unit})
+            if play is None:
+                continue
+            least = min(self.rules.least.get(a, 1) for a in unit)
+            if (self.unit_able[v] & free).bit_count() >= least:
+                blockable.append((least, v))
+            excess.append((v, _difference(play, self.floors[v])))
+        # The most units that can all be blocked: those needing the fewest blockers.
+        blockable.sort()
+        most = 0
+        for least, _ in blockable:
+            if least > room:
+                break
+            room -= least
+            most += 1
+        can = {v for _, v in blockable}
+        sure = [o for v, o in excess if v not in can]
+        maybe = [o for v, o in excess if v in can]
+        if maybe:
+            sure.append(_least_sum(maybe, max(len(maybe) - most, 0)))
+        return sure
 
     # -- the search ----------------------------------------------------------------------
 
@@ -578,6 +621,29 @@ class _Floors:
             if free & bit:
                 index |= 1 << j
         return self.outcomes[index]
+
+
+def _difference(a: Outcome, b: Outcome) -> Outcome:
+    """``a`` less ``b``, term by term (no line; the loss flag of ``a``)."""
+    return Outcome(tuple((n1 - m1, n2 - m2, p - q, f) for (n1, n2, p, f), (m1, m2, q, _)
+                         in zip(a.players, b.players, strict=True)),
+                   tuple(x - y for x, y in zip(a.terms, b.terms, strict=True)),
+                   ({}, {}, {}, {}))
+
+
+def _least_sum(outcomes: Sequence[Outcome], count: int) -> Outcome:
+    """Term by term, at most what any ``count`` or more of ``outcomes`` add up to: the
+    sum of the negative ones and of the ``count`` smallest of the rest (no loss flag)."""
+    def least(values: list[int]) -> int:
+        rest = sorted(max(x, 0) for x in values)
+        return sum(min(x, 0) for x in values) + sum(rest[:count])
+
+    players = tuple(
+        (least([o.players[k][0] for o in outcomes]), least([o.players[k][1] for o in outcomes]),
+         least([o.players[k][2] for o in outcomes]), False)
+        for k in range(len(outcomes[0].players)))
+    terms = tuple(least([o.terms[i] for o in outcomes]) for i in range(len(outcomes[0].terms)))
+    return Outcome(players, terms, ({}, {}, {}, {}))
 
 
 def _sum_outcomes(outcomes: Sequence[Outcome], players: int, terms: int) -> Outcome:
