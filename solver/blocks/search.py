@@ -8,7 +8,11 @@ bound): a unit whose gangs are all given has its part's profile
 (:class:`~trample.solver.blocks.value.Profile`); a unit still open is counted at a
 *floor*, one outcome no worse for the attackers than any play of any gang it could get
 (each term at its least; a defending player's life lost at least minus all the lifelink
-that could block it). The attackers' best over the given profiles and the floors
+that could block it). As no blocker blocks two attackers, the free blockers are also
+shared out among the open units: those that too few free blockers are left to block all
+count their unblocked play, and each unit's floor by the number of blockers it gets is
+summed over the ways to give them no more than the free ones in all. The attackers' best
+over the given profiles and the floors
 (:func:`~trample.solver.blocks.value.combine`) is then at most the value of every
 declaration below, so a branch whose floor is already worse for the defenders than the
 best declaration found is cut. Gangs are tried best first by their own part's value,
