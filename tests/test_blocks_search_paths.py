@@ -12,7 +12,8 @@ from unittest import mock
 import brute_blocks
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from strategies_blocks import boards, plan_cost
+from hypothesis import strategies as st
+from strategies_blocks import _body, boards, plan_cost
 
 from trample.solver.blocks import search
 from trample.solver.interface import api
@@ -82,3 +83,58 @@ def test_requirements_that_leave_few_legal_declarations_value_each_one() -> None
     answer = search.best_block(one, brute_blocks.DEFAULT_TERMS)
     assert answer.valued == 1
     assert answer.blocks == {f"b{i}": ("a0",) for i in range(5)}
+
+
+@pytest.mark.parametrize(("gangs", "by_size"), [(0, 1), (0, 300), (1 << 2, 8)])
+def test_the_bounds_that_share_the_free_blockers_keep_the_proof_exact(gangs: int,
+                                                                      by_size: int) -> None:
+    # With no per-blocker floors (or few), every open attacker counts at its fixed floor
+    # and the free blockers are shared among them: those that cannot all be blocked add
+    # their unblocked play, and each open attacker's floor by number of blockers (from
+    # its gangs' quick plays up to ``by_size`` of them) is shared out by a count of the
+    # free blockers. The proof must stay exact.
+    @SEARCHED
+    @given(doc=boards())
+    def check(doc: dict) -> None:
+        assume(plan_cost(doc) <= PLAN_BUDGET)
+        value, first, ties = brute_blocks.best_block(doc, None)
+        with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs), \
+                mock.patch.object(search, "SIZE_GANGS", by_size):
+            got = api.best_block(doc, ties=True)
+        assert got["status"] == "optimal"
+        assert pairs_of(got["blocks"]) == first
+        assert got["ties"] == ties
+        assert tuple(got["objective"].values()) == value
+
+    check()
+
+
+@st.composite
+def four_by_four(draw: st.DrawFn) -> dict:
+    """Four attackers against four blockers of one player: more open attackers than the
+    three-creature sides of :func:`boards`, so that sharing the blockers out matters."""
+    creatures = [{**draw(_body(f"a{i}", "ap")), "attacking": "d0"} for i in range(4)]
+    creatures += [draw(_body(f"b{j}", "d0")) for j in range(4)]
+    return {"active_player": "ap",
+            "players": [{"id": "ap", "life": 20}, {"id": "d0", "life": draw(st.integers(1, 20))}],
+            "creatures": creatures}
+
+
+@pytest.mark.parametrize(("gangs", "by_size"), [(0, 1), (0, 5), (0, 300)])
+def test_sharing_the_blockers_among_four_attackers_keeps_the_proof_exact(
+        gangs: int, by_size: int) -> None:
+    @settings(max_examples=25, derandomize=True, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.filter_too_much])
+    @given(doc=four_by_four())
+    def check(doc: dict) -> None:
+        value, first, ties = brute_blocks.best_block(doc, None)
+        with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs), \
+                mock.patch.object(search, "SIZE_GANGS", by_size):
+            got = api.best_block(doc, ties=True)
+        assert got["status"] == "optimal"
+        assert pairs_of(got["blocks"]) == first
+        assert got["ties"] == ties
+        assert tuple(got["objective"].values()) == value
+
+    check()

@@ -8,7 +8,11 @@ bound): a unit whose gangs are all given has its part's profile
 (:class:`~trample.solver.blocks.value.Profile`); a unit still open is counted at a
 *floor*, one outcome no worse for the attackers than any play of any gang it could get
 (each term at its least; a defending player's life lost at least minus all the lifelink
-that could block it). The attackers' best over the given profiles and the floors
+that could block it). As no blocker blocks two attackers, the free blockers are also
+shared out among the open units: those that too few free blockers are left to block all
+count their unblocked play, and each unit's floor by the number of blockers it gets is
+summed over the ways to give them no more than the free ones in all. The attackers' best
+over the given profiles and the floors
 (:func:`~trample.solver.blocks.value.combine`) is then at most the value of every
 declaration below, so a branch whose floor is already worse for the defenders than the
 best declaration found is cut. Gangs are tried best first by their own part's value,
@@ -31,7 +35,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
-from itertools import product
+from itertools import combinations, product
+from math import comb
 from operator import or_
 
 from trample.models.document.board import Board
@@ -263,6 +268,9 @@ class _Gangs:
         """Per unit, its floor for each set of free blockers (None: the fixed floor; False:
         not yet worked out, which it is when a floor is first asked of it: a search that
         stops at its first declaration, as best_attack's do, needs none)."""
+        self.shared: list[list[Outcome]] | None = None
+        """Per unit ``u`` and number of free blockers, :meth:`_shared_floor` (worked out
+        when a floor is first asked)."""
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
@@ -354,15 +362,144 @@ class _Gangs:
         found = self._rest_cache.get(key)
         if found is None:
             floors = []
+            fixed = []
             for v in range(u, len(self.units)):
                 table = self.tables[v]
                 if table is False:
                     table = self.tables[v] = self._tables(v)
-                floors.append(self.floors[v] if not isinstance(table, _Floors)
-                              else table.floor(free))
+                if isinstance(table, _Floors):
+                    floors.append(table.floor(free))
+                else:
+                    floors.append(self.floors[v])
+                    fixed.append(v)
+            floors.extend(self._unblocked(fixed, free))
             found = self._rest_cache[key] = _sum_outcomes(floors, len(self.ev.opponents),
                                                           len(self.ev.rest))
         return found
+
+    def _by_size(self, v: int) -> list[Outcome]:
+        """Unit ``v``'s floor for each number of blockers it may get (index ``k``: any
+        gang of at most ``k`` blockers, whichever): over its legal gangs of at most
+        :data:`SIZE_GANGS`-bounded size, the least of each player's total and the least
+        terms of their quick plays; past that size, or for a unit of several attackers or
+        in which the defenders choose, its fixed floor joins the least."""
+        fixed = self.floors[v]
+        unit = self.units[v]
+        size = len(self.blockers)
+        if len(unit) != 1:
+            return [fixed] * (size + 1)
+        attacker = unit[0]
+        able = [self.bit[b] for b in self.blockers if self.able[attacker] & self.bit[b]]
+        least = self.rules.least.get(attacker, 1)
+        most = self.rules.most.get(attacker)
+        top = 0
+        total = 1
+        while top < len(able) and total + comb(len(able), top + 1) <= SIZE_GANGS:
+            top += 1
+            total += comb(len(able), top)
+        players: list[Players | None] = [None] * (size + 1)
+        terms: list[Vector | None] = [None] * (size + 1)
+        for k in range(top + 1):
+            if k and (k < least or (most is not None and k > most)):
+                continue
+            for picked in combinations(able, k):
+                play = self._quick(v, {attacker: sum(picked)})
+                if play is None:
+                    return [fixed] * (size + 1)
+                players[k] = _least_players(players[k], play.players)
+                if terms[k] is None or play.terms < terms[k]:  # type: ignore[operator]
+                    terms[k] = play.terms
+        if top < len(able):
+            # Larger gangs are not looked at: each counts at the fixed floor.
+            players[top + 1] = _least_players(players[top + 1], fixed.players)
+            if terms[top + 1] is None or fixed.terms < terms[top + 1]:  # type: ignore[operator]
+                terms[top + 1] = fixed.terms
+        out: list[Outcome] = []
+        for k in range(size + 1):
+            if k:
+                players[k] = _least_players(players[k], players[k - 1])
+                if terms[k] is None or (terms[k - 1] is not None
+                                        and terms[k - 1] < terms[k]):  # type: ignore[operator]
+                    terms[k] = terms[k - 1]
+            out.append(Outcome(players[k], terms[k], ({}, {}, {}, {})))  # type: ignore[arg-type]
+        return out
+
+    def _shared_floor(self, u: int, free: int) -> Outcome | None:
+        """What the units from ``u`` on count for when the free blockers are shared among
+        them (no blocker blocks two attackers): the least, over every way to give each
+        open unit a number of blockers adding up to at most the free ones that may block
+        them, of the sum of each unit's floor for its number (:meth:`_by_size`), each
+        player's total and the terms (in order) at their least. None before the floors
+        are worked out (a search that stops at its first declaration needs none)."""
+        if self.shared is None:
+            if self.best.value is None:
+                return None
+            self.shared = self._shared_tables()
+        return self.shared[u][min((free & self.rest_able[u]).bit_count(),
+                                  len(self.blockers))]
+
+    def _shared_tables(self) -> list[list[Outcome]]:
+        size = len(self.blockers)
+        players_n, terms_n = len(self.ev.opponents), len(self.ev.rest)
+        zero = _sum_outcomes([], players_n, terms_n)
+        after = [zero] * (size + 1)
+        tables = [after]
+        for v in range(len(self.units) - 1, -1, -1):
+            by = self._by_size(v)
+            now = []
+            for m in range(size + 1):
+                players: Players | None = None
+                terms: Vector | None = None
+                for k in range(m + 1):
+                    mine, rest = by[k], after[m - k]
+                    added = _sum_outcomes((mine, rest), players_n, terms_n)
+                    players = _least_players(players, added.players)
+                    if terms is None or added.terms < terms:
+                        terms = added.terms
+                assert players is not None and terms is not None
+                now.append(Outcome(players, terms, ({}, {}, {}, {})))
+            after = now
+            tables.append(now)
+        tables.reverse()
+        return tables
+
+    def _unblocked(self, fixed: Sequence[int], free: int) -> list[Outcome]:
+        """What the open units counted at their fixed floor add to it because the free
+        blockers are too few to block them all: a unit that gets no blocker plays its
+        unblocked quick play (:meth:`_quick` with every gang empty), so it adds at least
+        that play less its fixed floor. At most ``room`` of them can be blocked (each
+        needs the fewest blockers any of its attackers may have, 509.1b, and no blocker
+        blocks two), so the others add, term by term, at least the smallest of these
+        excesses (a negative excess counted wherever it is, to stay a floor)."""
+        if not fixed:
+            return []
+        left = free & reduce(or_, (self.unit_able[v] for v in fixed), 0)
+        room = left.bit_count()
+        blockable: list[tuple[int, int]] = []
+        excess: list[tuple[int, Outcome]] = []
+        for v in fixed:
+            unit = self.units[v]
+            play = self._quick(v, {a: 0 for a in unit})
+            if play is None:
+                continue
+            least = min(self.rules.least.get(a, 1) for a in unit)
+            if (self.unit_able[v] & free).bit_count() >= least:
+                blockable.append((least, v))
+            excess.append((v, _difference(play, self.floors[v])))
+        # The most units that can all be blocked: those needing the fewest blockers.
+        blockable.sort()
+        most = 0
+        for least, _ in blockable:
+            if least > room:
+                break
+            room -= least
+            most += 1
+        can = {v for _, v in blockable}
+        sure = [o for v, o in excess if v not in can]
+        maybe = [o for v, o in excess if v in can]
+        if maybe:
+            sure.append(_least_sum(maybe, max(len(maybe) - most, 0)))
+        return sure
 
     # -- the search ----------------------------------------------------------------------
 
@@ -521,6 +658,11 @@ class _Gangs:
         verdict = self.totals.against(table, self._rest_floor(u, free), best.value)
         if verdict > 0:
             return False
+        shared = self._shared_floor(u, free)
+        if shared is not None:
+            verdict = max(verdict, self.totals.against(table, shared, best.value))
+            if verdict > 0:
+                return False
         if verdict == 0 and not self.ties:
             # Equal at best: only a declaration earlier in order can replace it.
             least = declaration_vector(self.rules, self._blocks(chosen))
@@ -550,6 +692,10 @@ class _Gangs:
             and self.best.value <= self.stop_at
 
 
+SIZE_GANGS = 300
+"""The most gangs of one attacker whose quick plays make its floor by number of blockers
+(:meth:`_Gangs._by_size`): all of its gangs of up to so many blockers that they are at
+most this many (12 blockers: up to 3 of them)."""
 FLOOR_GANGS = 1 << 10
 """A unit of one attacker gets a floor per set of free blockers (from the quick play of
 each of its gangs) when it has at most this many gangs; else its fixed floor."""
@@ -578,6 +724,29 @@ class _Floors:
             if free & bit:
                 index |= 1 << j
         return self.outcomes[index]
+
+
+def _difference(a: Outcome, b: Outcome) -> Outcome:
+    """``a`` less ``b``, term by term (no line; the loss flag of ``a``)."""
+    return Outcome(tuple((n1 - m1, n2 - m2, p - q, f) for (n1, n2, p, f), (m1, m2, q, _)
+                         in zip(a.players, b.players, strict=True)),
+                   tuple(x - y for x, y in zip(a.terms, b.terms, strict=True)),
+                   ({}, {}, {}, {}))
+
+
+def _least_sum(outcomes: Sequence[Outcome], count: int) -> Outcome:
+    """Term by term, at most what any ``count`` or more of ``outcomes`` add up to: the
+    sum of the negative ones and of the ``count`` smallest of the rest (no loss flag)."""
+    def least(values: list[int]) -> int:
+        rest = sorted(max(x, 0) for x in values)
+        return sum(min(x, 0) for x in values) + sum(rest[:count])
+
+    players = tuple(
+        (least([o.players[k][0] for o in outcomes]), least([o.players[k][1] for o in outcomes]),
+         least([o.players[k][2] for o in outcomes]), False)
+        for k in range(len(outcomes[0].players)))
+    terms = tuple(least([o.terms[i] for o in outcomes]) for i in range(len(outcomes[0].terms)))
+    return Outcome(players, terms, ({}, {}, {}, {}))
 
 
 def _sum_outcomes(outcomes: Sequence[Outcome], players: int, terms: int) -> Outcome:
