@@ -3,25 +3,31 @@ solver/blocks/value.py) is the play found by dealing each step on the game model
 combats (``Evaluator.dealt_quick``): the same split in each step, the same players'
 totals and terms; where it does not apply it says so (None). And the quick play is a
 play of the part: an outcome of the part's profile (every play, the dominated ones
-dropped) is at least as good for the attackers."""
+dropped) is at least as good for the attackers. A step in which nothing is dealt,
+built directly (``quiet_step``), is the one ``deal_step`` builds."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies_blocks import boards
 
 from trample.models.document.board import Board
+from trample.models.document.combat import Combat
+from trample.models.document.outcomes import deal_step
 from trample.models.game.declarations import block_rules
 from trample.solver.blocks.space import program
 from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluator,
     _dominates,
+    _quiet,
     direct_quick,
     parts,
+    quiet_step,
     sub_combat,
 )
 
@@ -41,6 +47,7 @@ def _check(board: Board, terms: tuple[str, ...]) -> int:
         made = board.made(blocks)
         for members in parts(made):
             part = sub_combat(made, members)
+            assert quiet_step(part, {}) == deal_step(part, {})
             found = direct_quick(part, ev.opponents, ev.rest)
             dealt = ev.dealt_quick(part)
             assert ev.part_quick(part) == (found if found is not None else dealt)
@@ -107,3 +114,27 @@ def test_every_strike_and_keyword_of_a_gang() -> None:
     # 64 declarations (each blocker: no block or one of three attackers), each of three
     # parts; every one is a part of the common shape.
     assert _check(board, BLOCK_TERMS) == 64 * 3
+
+
+@pytest.mark.parametrize(("extra", "quiet"), [
+    ({"creatures": [{"id": "a", "controller": "ap", "power": 1, "toughness": 0,
+                     "attacking": "dp"}]}, False),
+    ({"creatures": [{"id": "a", "controller": "ap", "power": 1, "toughness": 2,
+                     "damage": 2, "attacking": "dp"}]}, False),
+    ({"players": [{"id": "ap"}, {"id": "dp", "life": 0}]}, False),
+    ({"players": [{"id": "ap"}, {"id": "dp", "poison": 10}]}, False),
+    ({"step": "regular"}, False),
+    ({"loss_thresholds": [{"source": "a", "player": "dp", "threshold": 1}]}, True),
+    ({}, True)])
+def test_a_step_with_nothing_dealt(extra: dict[str, Any], quiet: bool) -> None:
+    """Built directly only where nothing is already dead or lost; always what
+    ``deal_step`` builds."""
+    doc: dict[str, Any] = {
+        "step": "first_strike", "active_player": "ap",
+        "players": [{"id": "ap"}, {"id": "dp"}],
+        "creatures": [{"id": "a", "controller": "ap", "power": 1, "toughness": 2,
+                       "attacking": "dp"}],
+        **extra}
+    combat = Combat.from_json(doc)
+    assert _quiet(combat) == quiet
+    assert quiet_step(combat, {}) == deal_step(combat, {})

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import add
 
 from trample.models.document.board import Board
-from trample.models.document.combat import NO_EFFECTS, Combat, Creature
+from trample.models.document.combat import ANY, NO_EFFECTS, Combat, Creature
 from trample.models.document.errors import InputError
 from trample.models.document.keywords import (
     BANDING,
@@ -42,7 +43,16 @@ from trample.models.document.keywords import (
     RECOGNIZED,
     TRAMPLE,
 )
-from trample.models.document.outcomes import LIFELINK, StepResult, deal_step, has_lost
+from trample.models.document.outcomes import (
+    LIFELINK,
+    StepResult,
+    creature_dies,
+    deal_step,
+    has_lost,
+)
+from trample.models.document.outcomes import (
+    Outcome as Dealt,
+)
 from trample.models.game.declarations import defending_player
 from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
@@ -401,7 +411,7 @@ class Evaluator:
         for a1 in first_attacks:
             if self.watch is not None:
                 self.watch()
-            first = deal_step(part, {**a1, **b1})
+            first = quiet_step(part, {**a1, **b1})
             regular = first.after
             assert regular is not None
             # Two first-strike splits that leave the same combat (and so did the same to
@@ -641,6 +651,33 @@ class Evaluator:
         return one, played, frozenset(owned)
 
 
+def quiet_step(combat: Combat, amounts: Amounts) -> StepResult:
+    """``deal_step(combat, amounts)``. A step in which nothing is dealt (the first-strike
+    step of a part without first or double strike) on a combat where nothing is already
+    dead, lost or past its threshold changes nothing but the step: its result is built
+    directly, without rebuilding every object of the combat."""
+    if amounts or not _quiet(combat):
+        return deal_step(combat, amounts)
+    none: frozenset[str] = frozenset()
+    return StepResult(Dealt(), none, none, none, none, replace(combat, step="regular"))
+
+
+def _quiet(combat: Combat) -> bool:
+    """Nothing in ``combat`` dies, loses or leaves combat with no damage dealt, and every
+    effect and loss threshold carries over to the next step as it is."""
+    nothing = Dealt()
+    alive = {c.id for c in combat.creatures}
+    return (combat.step == "first_strike"
+            and not any(creature_dies(c, nothing) for c in combat.creatures)
+            and not any(has_lost(p.life, p.poison) for p in combat.players)
+            and all(w.loyalty > 0 for w in combat.planeswalkers)
+            and all(b.defense > 0 for b in combat.battles)
+            and all(t.source in alive and t.already < t.threshold
+                    for t in combat.loss_thresholds)
+            and all(e.source == ANY or e.source in alive for e in combat.prevention)
+            and all(m.source == ANY or m.source in alive for m in combat.multipliers))
+
+
 DIRECT_KEYWORDS = frozenset({TRAMPLE, DEATHTOUCH, FIRST_STRIKE, DOUBLE_STRIKE, LIFELINK})
 """The keywords that change damage which :func:`direct_quick` works with; a creature with
 any other (infect, wither, indestructible, banding...) sends a part to the game model."""
@@ -821,6 +858,22 @@ class Totals:
         which, for the line of play)."""
         nxt: Table = {}
         players, bounds = self.players, self.bounds
+        if len(players) == 1:
+            # The common table of one defending player, without the loop over players.
+            i = players[0]
+            lo, hi, most = bounds[0]
+            outcomes = profile.outcomes
+            for state, (terms, picks) in table.items():
+                n1, n2, p, f = state[0]
+                for o in outcomes:
+                    m1, m2, q, g = o.players[i]
+                    key: State = ((min(max(n1 + m1, lo), hi), min(max(n2 + m2, lo), hi),
+                                   min(p + q, most), f or g),)
+                    added = tuple(map(add, terms, o.terms))
+                    held = nxt.get(key)
+                    if held is None or added > held[0]:
+                        nxt[key] = (added, (*picks, o) if keep else ())
+            return nxt
         for state, (terms, picks) in table.items():
             for o in profile.outcomes:
                 new = []
