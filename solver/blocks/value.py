@@ -534,9 +534,7 @@ class Evaluator:
                     at = (used + x, met_mask | (1 << i) if reaches else met_mask)
                     bucket = nxt.setdefault(at, [])
                     for pl, te, xs in partials:
-                        bucket.append((_plus(pl, dp), tuple(a + b for a, b in
-                                                            zip(te, dt, strict=True)),
-                                       (*xs, x)))
+                        bucket.append((_plus(pl, dp), tuple(map(add, te, dt)), (*xs, x)))
             states = {k: _undominated(v) for k, v in nxt.items()}
         a1, b1 = before
         out: list[Outcome] = []
@@ -892,6 +890,17 @@ class Totals:
         return nxt
 
     def _value(self, state: State, terms: Vector, offset: Outcome | None) -> Vector:
+        if len(self.losing) == 1:
+            # One defending player, without the loop.
+            at_life, at_poison = self.losing[0]
+            n1, n2, p, f = state[0]
+            if offset is not None:
+                m1, m2, q, g = offset.players[self.players[0]]
+                n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
+                terms = tuple(map(add, terms, offset.terms))
+            lost = 1 if f or n1 >= at_life or n2 >= at_life or p >= at_poison else 0
+            at = self.losses_at
+            return terms if at < 0 else (*terms[:at], lost, *terms[at:])
         losses = 0
         for k, (at_life, at_poison) in enumerate(self.losing):
             n1, n2, p, f = state[k]
