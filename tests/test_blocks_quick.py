@@ -138,3 +138,43 @@ def test_a_step_with_nothing_dealt(extra: dict[str, Any], quiet: bool) -> None:
     combat = Combat.from_json(doc)
     assert _quiet(combat) == quiet
     assert quiet_step(combat, {}) == deal_step(combat, {})
+
+
+def _profiles_both_ways(board: Board, terms: tuple[str, ...]) -> None:
+    direct, dealt = Evaluator(board, terms), Evaluator(board, terms)
+    dealt.direct_rows = False
+    for blocks in program(block_rules(board)).walk():
+        made = board.made(blocks)
+        for members in parts(made):
+            assert direct.profile(made, members) == dealt.profile(made, members)
+        assert direct.evaluate(made) == dealt.evaluate(made)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(boards(), st.sampled_from(TERMS))
+def test_the_last_steps_changes_from_the_numbers_are_the_dealt_ones(
+        doc: dict[str, Any], terms: tuple[str, ...]) -> None:
+    """Every part's profile (its outcomes, their lines, in order) and every declaration's
+    evaluation are the same with the last step's changes worked out from the numbers
+    in the parts of the common shape as with every change dealt."""
+    _profiles_both_ways(Board.from_json(doc), terms)
+
+
+def test_the_last_steps_changes_on_a_board_of_every_strike() -> None:
+    creatures = [
+        {"id": "a0", "controller": "ap", "power": 6, "toughness": 3,
+         "keywords": ["trample", "lifelink"], "attacking": "dp"},
+        {"id": "a1", "controller": "ap", "power": 4, "toughness": 4,
+         "keywords": ["deathtouch", "trample", "double strike"], "attacking": "dp"},
+        {"id": "a2", "controller": "ap", "power": 5, "toughness": 2, "attacking": "dp"},
+        {"id": "b0", "controller": "dp", "power": 2, "toughness": 2, "value": 3,
+         "keywords": ["first strike", "lifelink"]},
+        {"id": "b1", "controller": "dp", "power": 1, "toughness": 1, "value": -1,
+         "keywords": ["deathtouch"]},
+        {"id": "b2", "controller": "dp", "power": 3, "toughness": 5, "value": 2}]
+    board = Board.from_json({"active_player": "ap",
+                             "players": [{"id": "ap", "life": 7}, {"id": "dp", "life": 9}],
+                             "creatures": creatures})
+    for terms in TERMS:
+        _profiles_both_ways(board, terms)

@@ -293,6 +293,9 @@ class Evaluator:
         """Each blocker as a declaration makes it, by what it blocks (built once)."""
         self._totals: dict[tuple[int, ...], Totals] = {}
         self._part_of: dict[tuple[object, ...], Combat] = {}
+        self.direct_rows = True
+        """Work out the last step's changes from the numbers in parts of the common shape
+        (:meth:`_direct_row`; off, they are dealt on the game model's combats)."""
         """Each part's combat alone, by its key (as its profile was worked out on)."""
 
     # -- the combats a declaration makes -------------------------------------------------
@@ -487,6 +490,9 @@ class Evaluator:
         # threshold (lethal damage, 510.1e, 702.2c; loyalty, 702.19c).
         change: list[list[tuple[Players, Vector, bool]]] = []
         own = regular.creature(source.id)
+        # In a part of the common shape, the choosing source is its attacker and nothing
+        # else deals damage to its recipients.
+        plain = plain_part(part, self.rest) is not None
         thresholds = tuple(t for t in regular.loss_thresholds if t.source == source.id)
         for r in source.recipients:
             # What an amount does to one recipient depends on the source, the recipient
@@ -497,6 +503,12 @@ class Evaluator:
                    r, space.thresholds.get(r.id), (source.id, r.id) in space.deathtouch_pairs)
             row_known = self._changes.get(key)
             if row_known is not None:
+                change.append(row_known)
+                continue
+            if plain and self.direct_rows:
+                row_known = self._changes[key] = self._direct_row(
+                    own, r.id, r.kind, space.thresholds.get(r.id), power,
+                    (source.id, r.id) in space.deathtouch_pairs)
                 change.append(row_known)
                 continue
             row = []
@@ -549,6 +561,33 @@ class Evaluator:
                                    tuple(a + b for a, b in zip(base_terms, te, strict=True)),
                                    (a1, b1, a2, b2)))
         return out
+
+    def _direct_row(self, source: Creature, recipient: str, kind: str, need: int | None,
+                    power: int, deathtouch: bool) -> list[tuple[Players, Vector, bool]]:
+        """A row of :meth:`_last_step`'s changes in a part of the common shape
+        (:func:`plain_part`), from the numbers: ``x`` damage to a blocker kills it (and
+        meets its threshold) when it reaches its lethal damage ``need`` or is deathtouch
+        damage, adding its value to ``deaths`` and ``trade``; to the player, it is ``x``
+        more life lost; with lifelink the active player gains ``x``."""
+        lifelink = LIFELINK in source.keywords
+        zero = tuple((0, 0, 0, False) for _ in self.opponents)
+        value = self.board.combat.creature(recipient).value if kind == "creature" else 0
+        row: list[tuple[Players, Vector, bool]] = []
+        for x in range(power + 1):
+            found = {"life_gain": x if lifelink else 0}
+            players = zero
+            met = False
+            if kind == "creature":
+                assert need is not None
+                met = x > 0 and (deathtouch or x >= need)
+                if met:
+                    found["deaths"] = found["trade"] = value
+            else:
+                found["life_loss"] = x
+                players = tuple((0, x, 0, False) if p == recipient else (0, 0, 0, False)
+                                for p in self.opponents)
+            row.append((players, tuple(found.get(t, 0) for t in self.rest), met))
+        return row
 
     def _players(self, part: Combat, first: StepResult, second: StepResult) -> Players:
         out: list[tuple[int, int, int, bool]] = []
@@ -704,18 +743,13 @@ def _deals(c: Creature, step: int) -> bool:
     return DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords
 
 
-def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
-                 ) -> Outcome | None:
-    """:meth:`Evaluator.part_quick` worked out from the creatures' numbers, for the common
-    part: one attacker attacking a player, blockers that block it alone, no effects
-    (prevention, multipliers, loss thresholds), every creature :func:`_plain`. The same
-    play as dealing each step on the game model's combats: the defenders' forced reply
-    (each blocker's power to the attacker), the attacker's greedy split (lethal damage to
-    each blocker in order, 1 with deathtouch, 702.2c; the rest to the player once every
-    blocker is lethally assigned with trample, 702.19b, else to the last blocker), both
-    dealt at once (510.2), the dead gone before the regular step (506.4), a blocked
-    attacker left without blockers assigning nothing without trample (509.1h, 702.19d).
-    None for any other part."""
+def plain_part(part: Combat, rest: Sequence[str]
+               ) -> tuple[Creature, list[Creature]] | None:
+    """The attacker and blockers of a part of the common shape, whose plays
+    :func:`direct_quick` and :meth:`Evaluator._last_step` work out from the creatures'
+    numbers: one attacker attacking a player, blockers that block it alone, no effects
+    (prevention, multipliers, loss thresholds), every creature :func:`_plain`, the terms
+    among :data:`DIRECT_TERMS`. None for any other part."""
     if part.prevention or part.multipliers or part.loss_thresholds \
             or part.step != "first_strike" or not DIRECT_TERMS.issuperset(rest):
         return None
@@ -735,13 +769,33 @@ def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
     if attacker is None or attacker.blocked is not None \
             or attacker.controller != part.active_player:
         return None
-    a = attacker
-    target = a.attacking
+    target = attacker.attacking
     assert target is not None
     if part.kind(target) != "player" or target == part.active_player \
-            or any(b.blocking != (a.id,) or b.controller == part.active_player
+            or any(b.blocking != (attacker.id,) or b.controller == part.active_player
                    for b in blockers):
         return None
+    return attacker, blockers
+
+
+def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
+                 ) -> Outcome | None:
+    """:meth:`Evaluator.part_quick` worked out from the creatures' numbers, for the common
+    part: one attacker attacking a player, blockers that block it alone, no effects
+    (prevention, multipliers, loss thresholds), every creature :func:`_plain`. The same
+    play as dealing each step on the game model's combats: the defenders' forced reply
+    (each blocker's power to the attacker), the attacker's greedy split (lethal damage to
+    each blocker in order, 1 with deathtouch, 702.2c; the rest to the player once every
+    blocker is lethally assigned with trample, 702.19b, else to the last blocker), both
+    dealt at once (510.2), the dead gone before the regular step (506.4), a blocked
+    attacker left without blockers assigning nothing without trample (509.1h, 702.19d).
+    None for any other part."""
+    shape = plain_part(part, rest)
+    if shape is None:
+        return None
+    a, blockers = shape
+    target = a.attacking
+    assert target is not None
     blocked = bool(blockers)
     deathtouch, trample = DEATHTOUCH in a.keywords, TRAMPLE in a.keywords
     marked = {b.id: 0 for b in blockers}
