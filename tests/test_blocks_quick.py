@@ -4,7 +4,8 @@ combats (``Evaluator.dealt_quick``): the same split in each step, the same playe
 totals and terms; where it does not apply it says so (None). And the quick play is a
 play of the part: an outcome of the part's profile (every play, the dominated ones
 dropped) is at least as good for the attackers. A step in which nothing is dealt,
-built directly (``quiet_step``), is the one ``deal_step`` builds."""
+built directly (``quiet_step``), is the one ``deal_step`` builds; a part's combat built
+without sorting out what it names, where nothing needs it, is the one built with it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluator,
     _dominates,
+    _filtered_sub_combat,
     _quiet,
     direct_quick,
     parts,
@@ -47,6 +49,8 @@ def _check(board: Board, terms: tuple[str, ...]) -> int:
         made = board.made(blocks)
         for members in parts(made):
             part = sub_combat(made, members)
+            mine = tuple(c for c in made.creatures if c.id in set(members))
+            assert part == _filtered_sub_combat(made, mine)
             assert quiet_step(part, {}) == deal_step(part, {})
             found = direct_quick(part, ev.opponents, ev.rest)
             dealt = ev.dealt_quick(part)

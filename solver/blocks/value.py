@@ -189,6 +189,17 @@ def _sub_combat(combat: Combat, creatures: tuple[Creature, ...],
                 players: frozenset[str] | None = None) -> Combat:
     """:func:`sub_combat` with the part's creatures given (as they are in the part: each
     one is ``combat``'s creature of that id, or it as a declaration makes it)."""
+    if players is None and not (combat.planeswalkers or combat.battles or combat.prevention
+                                or combat.multipliers or combat.loss_thresholds):
+        # Every player kept, and nothing else to sort out (the common combat).
+        return replace(combat, creatures=creatures)
+    return _filtered_sub_combat(combat, creatures, players)
+
+
+def _filtered_sub_combat(combat: Combat, creatures: tuple[Creature, ...],
+                         players: frozenset[str] | None = None) -> Combat:
+    """:func:`_sub_combat`, each player, planeswalker, battle, effect and loss threshold
+    kept or left out by what it names."""
     mine = {c.id for c in creatures}
     creature_ids = {c.id for c in combat.creatures}
     kept_players = tuple(p for p in combat.players if players is None
