@@ -799,7 +799,7 @@ def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
     each blocker in order, 1 with deathtouch, 702.2c; the rest to the player once every
     blocker is lethally assigned with trample, 702.19b, else to the last blocker), both
     dealt at once (510.2), the dead gone before the regular step (506.4), a blocked
-    attacker left without blockers assigning nothing without trample (509.1h, 702.19d).
+    attacker left without blockers assigning nothing without trample (510.1c, 702.19d).
     None for any other part."""
     shape = plain_part(part, rest)
     if shape is None:
