@@ -29,11 +29,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import add
 
 from trample.models.document.board import Board
-from trample.models.document.combat import Combat, Creature
+from trample.models.document.combat import ANY, NO_EFFECTS, Combat, Creature
 from trample.models.document.errors import InputError
-from trample.models.document.outcomes import StepResult, deal_step, has_lost
+from trample.models.document.keywords import (
+    BANDING,
+    BANDS_WITH_OTHER,
+    DEATHTOUCH,
+    DOUBLE_STRIKE,
+    FIRST_STRIKE,
+    RECOGNIZED,
+    TRAMPLE,
+)
+from trample.models.document.outcomes import (
+    LIFELINK,
+    StepResult,
+    creature_dies,
+    deal_step,
+    has_lost,
+)
+from trample.models.document.outcomes import (
+    Outcome as Dealt,
+)
 from trample.models.game.declarations import defending_player
 from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
@@ -170,6 +189,17 @@ def _sub_combat(combat: Combat, creatures: tuple[Creature, ...],
                 players: frozenset[str] | None = None) -> Combat:
     """:func:`sub_combat` with the part's creatures given (as they are in the part: each
     one is ``combat``'s creature of that id, or it as a declaration makes it)."""
+    if players is None and not (combat.planeswalkers or combat.battles or combat.prevention
+                                or combat.multipliers or combat.loss_thresholds):
+        # Every player kept, and nothing else to sort out (the common combat).
+        return replace(combat, creatures=creatures)
+    return _filtered_sub_combat(combat, creatures, players)
+
+
+def _filtered_sub_combat(combat: Combat, creatures: tuple[Creature, ...],
+                         players: frozenset[str] | None = None) -> Combat:
+    """:func:`_sub_combat`, each player, planeswalker, battle, effect and loss threshold
+    kept or left out by what it names."""
     mine = {c.id for c in creatures}
     creature_ids = {c.id for c in combat.creatures}
     kept_players = tuple(p for p in combat.players if players is None
@@ -274,6 +304,9 @@ class Evaluator:
         """Each blocker as a declaration makes it, by what it blocks (built once)."""
         self._totals: dict[tuple[int, ...], Totals] = {}
         self._part_of: dict[tuple[object, ...], Combat] = {}
+        self.direct_rows = True
+        """Work out the last step's changes from the numbers in parts of the common shape
+        (:meth:`_direct_row`; off, they are dealt on the game model's combats)."""
         """Each part's combat alone, by its key (as its profile was worked out on)."""
 
     # -- the combats a declaration makes -------------------------------------------------
@@ -355,6 +388,14 @@ class Evaluator:
 
     def part_quick(self, part: Combat) -> Outcome | None:
         """:meth:`quick` of a part given alone (:meth:`part`)."""
+        direct = direct_quick(part, self.opponents, self.rest)
+        if direct is not None:
+            return direct
+        return self.dealt_quick(part)
+
+    def dealt_quick(self, part: Combat) -> Outcome | None:
+        """:meth:`part_quick` worked out by dealing each step on the game model's
+        combats (any part)."""
         first_space = legal_space(part, "blockers")
         b1 = first_space.forced
         if b1 is None:
@@ -384,7 +425,7 @@ class Evaluator:
         for a1 in first_attacks:
             if self.watch is not None:
                 self.watch()
-            first = deal_step(part, {**a1, **b1})
+            first = quiet_step(part, {**a1, **b1})
             regular = first.after
             assert regular is not None
             # Two first-strike splits that leave the same combat (and so did the same to
@@ -460,6 +501,9 @@ class Evaluator:
         # threshold (lethal damage, 510.1e, 702.2c; loyalty, 702.19c).
         change: list[list[tuple[Players, Vector, bool]]] = []
         own = regular.creature(source.id)
+        # In a part of the common shape, the choosing source is its attacker and nothing
+        # else deals damage to its recipients.
+        plain = plain_part(part, self.rest) is not None
         thresholds = tuple(t for t in regular.loss_thresholds if t.source == source.id)
         for r in source.recipients:
             # What an amount does to one recipient depends on the source, the recipient
@@ -470,6 +514,12 @@ class Evaluator:
                    r, space.thresholds.get(r.id), (source.id, r.id) in space.deathtouch_pairs)
             row_known = self._changes.get(key)
             if row_known is not None:
+                change.append(row_known)
+                continue
+            if plain and self.direct_rows:
+                row_known = self._changes[key] = self._direct_row(
+                    own, r.id, r.kind, space.thresholds.get(r.id), power,
+                    (source.id, r.id) in space.deathtouch_pairs)
                 change.append(row_known)
                 continue
             row = []
@@ -507,9 +557,7 @@ class Evaluator:
                     at = (used + x, met_mask | (1 << i) if reaches else met_mask)
                     bucket = nxt.setdefault(at, [])
                     for pl, te, xs in partials:
-                        bucket.append((_plus(pl, dp), tuple(a + b for a, b in
-                                                            zip(te, dt, strict=True)),
-                                       (*xs, x)))
+                        bucket.append((_plus(pl, dp), tuple(map(add, te, dt)), (*xs, x)))
             states = {k: _undominated(v) for k, v in nxt.items()}
         a1, b1 = before
         out: list[Outcome] = []
@@ -524,6 +572,33 @@ class Evaluator:
                                    tuple(a + b for a, b in zip(base_terms, te, strict=True)),
                                    (a1, b1, a2, b2)))
         return out
+
+    def _direct_row(self, source: Creature, recipient: str, kind: str, need: int | None,
+                    power: int, deathtouch: bool) -> list[tuple[Players, Vector, bool]]:
+        """A row of :meth:`_last_step`'s changes in a part of the common shape
+        (:func:`plain_part`), from the numbers: ``x`` damage to a blocker kills it (and
+        meets its threshold) when it reaches its lethal damage ``need`` or is deathtouch
+        damage, adding its value to ``deaths`` and ``trade``; to the player, it is ``x``
+        more life lost; with lifelink the active player gains ``x``."""
+        lifelink = LIFELINK in source.keywords
+        zero = tuple((0, 0, 0, False) for _ in self.opponents)
+        value = self.board.combat.creature(recipient).value if kind == "creature" else 0
+        row: list[tuple[Players, Vector, bool]] = []
+        for x in range(power + 1):
+            found = {"life_gain": x if lifelink else 0}
+            players = zero
+            met = False
+            if kind == "creature":
+                assert need is not None
+                met = x > 0 and (deathtouch or x >= need)
+                if met:
+                    found["deaths"] = found["trade"] = value
+            else:
+                found["life_loss"] = x
+                players = tuple((0, x, 0, False) if p == recipient else (0, 0, 0, False)
+                                for p in self.opponents)
+            row.append((players, tuple(found.get(t, 0) for t in self.rest), met))
+        return row
 
     def _players(self, part: Combat, first: StepResult, second: StepResult) -> Players:
         out: list[tuple[int, int, int, bool]] = []
@@ -624,6 +699,185 @@ class Evaluator:
         return one, played, frozenset(owned)
 
 
+def quiet_step(combat: Combat, amounts: Amounts) -> StepResult:
+    """``deal_step(combat, amounts)``. A step in which nothing is dealt (the first-strike
+    step of a part without first or double strike) on a combat where nothing is already
+    dead, lost or past its threshold changes nothing but the step: its result is built
+    directly, without rebuilding every object of the combat."""
+    if amounts or not _quiet(combat):
+        return deal_step(combat, amounts)
+    none: frozenset[str] = frozenset()
+    return StepResult(Dealt(), none, none, none, none, replace(combat, step="regular"))
+
+
+def _quiet(combat: Combat) -> bool:
+    """Nothing in ``combat`` dies, loses or leaves combat with no damage dealt, and every
+    effect and loss threshold carries over to the next step as it is."""
+    nothing = Dealt()
+    alive = {c.id for c in combat.creatures}
+    return (combat.step == "first_strike"
+            and not any(creature_dies(c, nothing) for c in combat.creatures)
+            and not any(has_lost(p.life, p.poison) for p in combat.players)
+            and all(w.loyalty > 0 for w in combat.planeswalkers)
+            and all(b.defense > 0 for b in combat.battles)
+            and all(t.source in alive and t.already < t.threshold
+                    for t in combat.loss_thresholds)
+            and all(e.source == ANY or e.source in alive for e in combat.prevention)
+            and all(m.source == ANY or m.source in alive for m in combat.multipliers))
+
+
+DIRECT_KEYWORDS = frozenset({TRAMPLE, DEATHTOUCH, FIRST_STRIKE, DOUBLE_STRIKE, LIFELINK})
+"""The keywords that change damage which :func:`direct_quick` works with; a creature with
+any other (infect, wither, indestructible, banding...) sends a part to the game model."""
+DIRECT_TERMS = frozenset({"deaths", "survivals", "trade", "planeswalker_deaths",
+                          "battle_deaths", "poison", "life_loss", "loyalty_loss",
+                          "defense_loss", "life_gain"})
+"""The terms :func:`direct_quick` scores (with no planeswalker or battle attacked, no
+infect or toxic, the ones about them are 0)."""
+
+
+def _plain(c: Creature) -> bool:
+    """Nothing about the creature but power, toughness, value and the keywords of
+    :data:`DIRECT_KEYWORDS` changes what its damage, or damage to it, does."""
+    if c.damage or c.toughness <= 0 or c.toxic or c.effects != NO_EFFECTS:
+        return False
+    return all(k in DIRECT_KEYWORDS or not (k in RECOGNIZED or k == BANDING
+                                            or k.startswith(BANDS_WITH_OTHER))
+               for k in c.keywords)
+
+
+def _deals(c: Creature, step: int) -> bool:
+    """510.4: first or double strike in the first-strike step (0); double strike or no
+    first strike in the regular one (1)."""
+    if step == 0:
+        return FIRST_STRIKE in c.keywords or DOUBLE_STRIKE in c.keywords
+    return DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords
+
+
+def plain_part(part: Combat, rest: Sequence[str]
+               ) -> tuple[Creature, list[Creature]] | None:
+    """The attacker and blockers of a part of the common shape, whose plays
+    :func:`direct_quick` and :meth:`Evaluator._last_step` work out from the creatures'
+    numbers: one attacker attacking a player, blockers that block it alone, no effects
+    (prevention, multipliers, loss thresholds), every creature :func:`_plain`, the terms
+    among :data:`DIRECT_TERMS`. None for any other part."""
+    if part.prevention or part.multipliers or part.loss_thresholds \
+            or part.step != "first_strike" or not DIRECT_TERMS.issuperset(rest):
+        return None
+    attacker: Creature | None = None
+    blockers: list[Creature] = []
+    for c in part.creatures:
+        if not _plain(c):
+            return None
+        if c.attacking is not None:
+            if attacker is not None or c.blocking:
+                return None
+            attacker = c
+        elif c.blocking:
+            blockers.append(c)
+        else:
+            return None
+    if attacker is None or attacker.blocked is not None \
+            or attacker.controller != part.active_player:
+        return None
+    target = attacker.attacking
+    assert target is not None
+    if part.kind(target) != "player" or target == part.active_player \
+            or any(b.blocking != (attacker.id,) or b.controller == part.active_player
+                   for b in blockers):
+        return None
+    return attacker, blockers
+
+
+def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
+                 ) -> Outcome | None:
+    """:meth:`Evaluator.part_quick` worked out from the creatures' numbers, for the common
+    part: one attacker attacking a player, blockers that block it alone, no effects
+    (prevention, multipliers, loss thresholds), every creature :func:`_plain`. The same
+    play as dealing each step on the game model's combats: the defenders' forced reply
+    (each blocker's power to the attacker), the attacker's greedy split (lethal damage to
+    each blocker in order, 1 with deathtouch, 702.2c; the rest to the player once every
+    blocker is lethally assigned with trample, 702.19b, else to the last blocker), both
+    dealt at once (510.2), the dead gone before the regular step (506.4), a blocked
+    attacker left without blockers assigning nothing without trample (510.1c, 702.19d).
+    None for any other part."""
+    shape = plain_part(part, rest)
+    if shape is None:
+        return None
+    a, blockers = shape
+    target = a.attacking
+    assert target is not None
+    blocked = bool(blockers)
+    deathtouch, trample = DEATHTOUCH in a.keywords, TRAMPLE in a.keywords
+    marked = {b.id: 0 for b in blockers}
+    alive = list(blockers)
+    hurt = 0
+    a_dead = False
+    died: set[str] = set()
+    lost_life = [0, 0]
+    gained: list[dict[str, int]] = [{}, {}]
+    splits: list[Amounts] = []
+    for step in (0, 1):
+        by_a: Amounts = {}
+        by_blockers: Amounts = {}
+        hit = 0
+        touched = False
+        gain = gained[step]
+        if not a_dead:
+            for b in alive:
+                if b.power > 0 and _deals(b, step):
+                    by_blockers[(b.id, a.id)] = b.power
+                    hit += b.power
+                    touched = touched or DEATHTOUCH in b.keywords
+                    if LIFELINK in b.keywords:
+                        gain[b.controller] = gain.get(b.controller, 0) + b.power
+            if a.power > 0 and _deals(a, step) and (alive or trample or not blocked):
+                remaining = a.power
+                lethal = True
+                for b in alive:
+                    need = b.toughness - marked[b.id]
+                    amount = min(1 if deathtouch else need, remaining)
+                    if amount > 0:
+                        by_a[(a.id, b.id)] = amount
+                        remaining -= amount
+                    lethal = lethal and amount > 0 and (deathtouch or amount >= need)
+                if remaining > 0:
+                    if not blocked or (trample and lethal):
+                        by_a[(a.id, target)] = remaining
+                    else:
+                        last = (a.id, alive[-1].id)
+                        by_a[last] = by_a.get(last, 0) + remaining
+                dealt = sum(by_a.values())
+                lost_life[step] = by_a.get((a.id, target), 0)
+                if LIFELINK in a.keywords:
+                    gain[a.controller] = gain.get(a.controller, 0) + dealt
+        splits += [by_a, by_blockers]
+        now_dead = []
+        for b in alive:
+            amount = by_a.get((a.id, b.id), 0)
+            marked[b.id] += amount
+            if marked[b.id] >= b.toughness or (deathtouch and amount > 0):
+                now_dead.append(b.id)
+        hurt += hit
+        if hurt >= a.toughness or touched:
+            a_dead = True
+            died.add(a.id)
+        died.update(now_dead)
+        alive = [b for b in alive if b.id not in died]
+    players: list[tuple[int, int, int, bool]] = []
+    for p in opponents:
+        n1 = (lost_life[0] if p == target else 0) - gained[0].get(p, 0)
+        n2 = n1 + (lost_life[1] if p == target else 0) - gained[1].get(p, 0)
+        players.append((n1, n2, 0, False))
+    deaths = sum(b.value for b in blockers if b.id in died)
+    lost_value = a.value if a_dead else 0
+    found = {"deaths": deaths, "survivals": a.value - lost_value,
+             "trade": deaths - lost_value, "life_loss": sum(lost_life),
+             "life_gain": sum(g.get(part.active_player, 0) for g in gained)}
+    return Outcome(tuple(players), tuple(found.get(t, 0) for t in rest),
+                   (splits[0], splits[1], splits[2], splits[3]))
+
+
 State = tuple[tuple[int, int, int, bool], ...]
 Table = dict[State, tuple[Vector, tuple[Outcome, ...]]]
 
@@ -667,6 +921,22 @@ class Totals:
         which, for the line of play)."""
         nxt: Table = {}
         players, bounds = self.players, self.bounds
+        if len(players) == 1:
+            # The common table of one defending player, without the loop over players.
+            i = players[0]
+            lo, hi, most = bounds[0]
+            outcomes = profile.outcomes
+            for state, (terms, picks) in table.items():
+                n1, n2, p, f = state[0]
+                for o in outcomes:
+                    m1, m2, q, g = o.players[i]
+                    key: State = ((min(max(n1 + m1, lo), hi), min(max(n2 + m2, lo), hi),
+                                   min(p + q, most), f or g),)
+                    added = tuple(map(add, terms, o.terms))
+                    held = nxt.get(key)
+                    if held is None or added > held[0]:
+                        nxt[key] = (added, (*picks, o) if keep else ())
+            return nxt
         for state, (terms, picks) in table.items():
             for o in profile.outcomes:
                 new = []
@@ -685,6 +955,17 @@ class Totals:
         return nxt
 
     def _value(self, state: State, terms: Vector, offset: Outcome | None) -> Vector:
+        if len(self.losing) == 1:
+            # One defending player, without the loop.
+            at_life, at_poison = self.losing[0]
+            n1, n2, p, f = state[0]
+            if offset is not None:
+                m1, m2, q, g = offset.players[self.players[0]]
+                n1, n2, p, f = n1 + m1, n2 + m2, p + q, f or g
+                terms = tuple(map(add, terms, offset.terms))
+            lost = 1 if f or n1 >= at_life or n2 >= at_life or p >= at_poison else 0
+            at = self.losses_at
+            return terms if at < 0 else (*terms[:at], lost, *terms[at:])
         losses = 0
         for k, (at_life, at_poison) in enumerate(self.losing):
             n1, n2, p, f = state[k]
