@@ -97,16 +97,22 @@ def test_the_bounds_that_share_the_free_blockers_keep_the_proof_exact(gangs: int
     @given(doc=boards())
     def check(doc: dict) -> None:
         assume(plan_cost(doc) <= PLAN_BUDGET)
-        value, first, ties = brute_blocks.best_block(doc, None)
-        with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs), \
-                mock.patch.object(search, "SIZE_GANGS", by_size):
-            got = api.best_block(doc, ties=True)
-        assert got["status"] == "optimal"
-        assert pairs_of(got["blocks"]) == first
-        assert got["ties"] == ties
-        assert tuple(got["objective"].values()) == value
+        assert_gang_search_exact(doc, gangs, by_size)
 
     check()
+
+
+def assert_gang_search_exact(doc: dict, gangs: int, by_size: int) -> None:
+    """best_block searched over gangs, with these floor limits, answers as the brute force
+    does: the same value, first declaration and ties, proved."""
+    value, first, ties = brute_blocks.best_block(doc, None)
+    with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs), \
+            mock.patch.object(search, "SIZE_GANGS", by_size):
+        got = api.best_block(doc, ties=True)
+    assert got["status"] == "optimal"
+    assert pairs_of(got["blocks"]) == first
+    assert got["ties"] == ties
+    assert tuple(got["objective"].values()) == value
 
 
 @st.composite
@@ -128,13 +134,6 @@ def test_sharing_the_blockers_among_four_attackers_keeps_the_proof_exact(
                                      HealthCheck.filter_too_much])
     @given(doc=four_by_four())
     def check(doc: dict) -> None:
-        value, first, ties = brute_blocks.best_block(doc, None)
-        with forced("gangs"), mock.patch.object(search, "FLOOR_GANGS", gangs), \
-                mock.patch.object(search, "SIZE_GANGS", by_size):
-            got = api.best_block(doc, ties=True)
-        assert got["status"] == "optimal"
-        assert pairs_of(got["blocks"]) == first
-        assert got["ties"] == ties
-        assert tuple(got["objective"].values()) == value
+        assert_gang_search_exact(doc, gangs, by_size)
 
     check()
