@@ -1,5 +1,5 @@
 """A part's quick play worked out from the creatures' numbers (``direct_quick`` in
-solver/blocks/value.py) is the play found by dealing each step on the game model's
+solver/blocks/direct.py) is the play found by dealing each step on the game model's
 combats (``Evaluator.dealt_quick``): the same split in each step, the same players'
 totals and terms; where it does not apply it says so (None). And the quick play is a
 play of the part: an outcome of the part's profile (every play, the dominated ones
@@ -20,16 +20,14 @@ from trample.models.document.board import Board
 from trample.models.document.combat import Combat
 from trample.models.document.outcomes import deal_step
 from trample.models.game.declarations import block_rules
+from trample.solver.blocks.direct import _quiet, direct_quick, quiet_step
 from trample.solver.blocks.space import program
 from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluator,
     _dominates,
     _filtered_sub_combat,
-    _quiet,
-    direct_quick,
     parts,
-    quiet_step,
     sub_combat,
 )
 

@@ -48,15 +48,12 @@ from trample.models.game.declarations import (
     block_rules,
     declaration_vector,
 )
+from trample.solver.blocks.outcome import Outcome, Players, Profile, Vector
 from trample.solver.blocks.space import Program, most_obeyed, program
 from trample.solver.blocks.value import (
     Evaluation,
     Evaluator,
-    Outcome,
-    Players,
-    Profile,
     Table,
-    Vector,
     most_factor,
     non_attacking_value,
 )

@@ -35,13 +35,12 @@ from trample.models.game.declarations import (
 )
 from trample.solver.actions.plan import parse_plan_objective, regular_document
 from trample.solver.blocks import search
+from trample.solver.blocks.outcome import Line, Outcome
 from trample.solver.blocks.space import most_obeyed, parse_fixed, program, violations
 from trample.solver.blocks.value import (
     BLOCK_TERMS,
     Evaluation,
     Evaluator,
-    Line,
-    Outcome,
     non_attacking_value,
 )
 from trample.solver.interface.requests import deadline
