@@ -542,8 +542,9 @@ class Evaluator:
         """A row of :meth:`_last_step`'s changes in a part of the common shape
         (:func:`~trample.solver.blocks.direct.plain_part`), from the numbers: ``x``
         damage to a blocker kills it (and meets its threshold) when it reaches its lethal
-        damage ``need`` or is deathtouch damage, adding its value to ``deaths`` and ``trade``; to the player, it is ``x``
-        more life lost; with lifelink the active player gains ``x``."""
+        damage ``need`` or is deathtouch damage, adding its value to ``deaths`` and
+        ``trade``; to the player, it is ``x`` more life lost; with lifelink the active
+        player gains ``x``."""
         lifelink = LIFELINK in source.keywords
         zero = tuple((0, 0, 0, False) for _ in self.opponents)
         value = self.board.combat.creature(recipient).value if kind == "creature" else 0
