@@ -15,17 +15,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.output import missing_message, missing_packages, output_folder
+from benchmarks.output import bench_extra, missing_message, missing_packages, output_folder
 
-try:
+with bench_extra(__name__):
     from benchmarks.report import write_all
     from benchmarks.runner import ALIASES, FAMILIES, Config, run
     from trample.models.document.errors import TrampleError
-except ImportError as exc:  # the bench extra, or part of it, is missing
-    if __name__ == "__main__":
-        print(missing_message(missing_packages() or [exc.name or str(exc)]), file=sys.stderr)
-        sys.exit(2)
-    raise
 
 QUICK = {"repeat": 1, "repeat_budget": 2.0, "min_time": 0.0, "time_limit": 2.0,
          "trample_time_limit": 10.0,

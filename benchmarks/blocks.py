@@ -49,9 +49,9 @@ from itertools import product
 from pathlib import Path
 from typing import Any, TypeVar
 
-from benchmarks.output import missing_message, missing_packages, output_folder
+from benchmarks.output import bench_extra, missing_message, missing_packages, output_folder
 
-try:
+with bench_extra(__name__):
     from tqdm import tqdm
 
     from benchmarks import boards
@@ -60,11 +60,6 @@ try:
     from trample import __version__, api
     from trample.models.document.errors import TrampleError
     from trample.solver import native
-except ImportError as exc:  # the bench extra, or part of it, is missing
-    if __name__ == "__main__":
-        print(missing_message(missing_packages() or [exc.name or str(exc)]), file=sys.stderr)
-        sys.exit(2)
-    raise
 
 T = TypeVar("T")
 Board = dict[str, Any]

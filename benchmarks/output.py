@@ -13,7 +13,8 @@ import importlib.util
 import json
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,22 @@ def missing_message(missing: list[str]) -> str:
     verb = "is" if len(missing) == 1 else "are"
     return (f"benchmarks: {', '.join(missing)} {verb} not installed (the baselines need "
             f"SciPy, the plot Matplotlib, the progress bar tqdm): {INSTALL_BENCH}")
+
+
+@contextmanager
+def bench_extra(module: str) -> Iterator[None]:
+    """Around the imports that need the bench extra: in a benchmark run as a command
+    (``module`` is ``"__main__"``) a missing package is named, with the command that
+    installs it, and the run exits with status 2; a module imported by another lets the
+    ImportError go on."""
+    try:
+        yield
+    except ImportError as exc:
+        if module == "__main__":
+            print(missing_message(missing_packages() or [exc.name or str(exc)]),
+                  file=sys.stderr)
+            sys.exit(2)
+        raise
 
 
 def output_folder(out: Path | None, what: str) -> Path:
