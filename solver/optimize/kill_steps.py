@@ -116,30 +116,30 @@ def _options(space: LegalSpace, source: Source, own: Sequence[str], values: dict
     touching = space.deathtouch_pairs
     room = inf if sinks else sum(0 if (source.id, c) in touching else need[c] - 1
                                  for c in own)
-    out = [_Option(0, 0, room, ())]
-    items = [(c, cost[c], values.get(c, 0)) for c in own if values.get(c, 0) > 0]
-    for value, low, kills in _knapsack(items, power):
-        out.append(_Option(value, low, inf, kills))
-    # A split that kills none worth anything may still kill one worth 0 or less (and
-    # then take any amount): its option is that creature alone.
+    steps = [_Option(value, low, inf, kills) for value, low, kills in
+             _knapsack([(c, cost[c], values.get(c, 0)) for c in own
+                        if values.get(c, 0) > 0], power)]
+    # Besides the steps (none of which is as good as another in every way), a few more:
+    # nothing killed; a split that kills none worth anything may still kill one worth 0
+    # or less (and then take any amount): its option is that creature alone; and for a
+    # trampler, all of them.
+    extra = [_Option(0, 0, room, ())]
     for c in own:
         v = values.get(c, 0)
         if v <= 0 and cost[c] <= power:
-            out.append(_Option(v, cost[c], inf, (c,)))
+            extra.append(_Option(v, cost[c], inf, (c,)))
     if whole and own:
         low = sum(cost.values())
         if low <= power:
-            out.append(_Option(sum(values.get(c, 0) for c in own), low, inf, tuple(own),
-                               True))
-    kept: list[_Option] = []
-    for o in out:
-        if any(p is not o and p.value >= o.value and p.low <= o.low and p.high >= o.high
-               and (p.whole or not o.whole)
-               and (p.value, -p.low, p.high, p.whole) != (o.value, -o.low, o.high, o.whole)
-               for p in out):
-            continue  # another option is as good in every way, and better in one
-        if o not in kept:
-            kept.append(o)
+            extra.append(_Option(sum(values.get(c, 0) for c in own), low, inf, tuple(own),
+                                 True))
+    kept = list(steps)
+    for o in extra:
+        # Left out when another option is as good in every way (one kept, of equals).
+        if any(p.value >= o.value and p.low <= o.low and p.high >= o.high
+               and (p.whole or not o.whole) for p in kept):
+            continue
+        kept.append(o)
     return kept
 
 
