@@ -25,7 +25,7 @@ Why: this is the Lagrangian decomposition of the kills ceiling
 each source's own creatures at the concave envelope of their knapsack, where the model
 per pair relaxes each creature's lethal damage alone, and it has fewer columns. What it
 is worth, measured (docs/performance.md, "Against the compact MILP"): HiGHS proves the
-large groups of 30% shared blockers at 100 x 300 about 1.2 times sooner on it, those at
+large groups of 30% shared blockers at 100 x 300 about 1.3 times sooner on it, those at
 30 x 90 as soon, and token swarms' groups later (so they are left out); HiGHS's presolve
 and root cuts reach much the same strength on the model per pair. Hence off as shipped
 (:attr:`~trample.solver.optimize.search_settings.SearchSettings.kill_steps`).
