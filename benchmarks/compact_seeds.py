@@ -18,6 +18,9 @@ compact MILP's proved answer legal and equal to trample's on the terms it weighs
 difference stops the study, exit 1, naming the combat).
 
 Example: ``python -m benchmarks.compact_seeds shared30=30 shared30=100 --seeds 8``.
+``--set NAME=VALUE`` (repeatable) runs trample with that field of its
+:class:`~trample.solver.optimize.search_settings.SearchSettings` changed from the shipped
+one (a number, or ``true``/``false``), e.g. ``--set kill_steps=true``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 from benchmarks import compact
@@ -35,6 +39,7 @@ from benchmarks.output import add_study_out, write_study
 from benchmarks.runner import COMPACT, FAMILIES, _seed
 from trample.models.document.combat import Combat
 from trample.solver.interface import api
+from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.rules.assignment import parse_assignment
 from trample.solver.rules.legal_space import legal_space
 
@@ -49,7 +54,31 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     return time.process_time() - cpu, time.perf_counter() - wall, value
 
 
-def measure(name: str, doc: dict[str, Any], repeat: int, time_limit: float) -> dict[str, Any]:
+def settings_from(pairs: Sequence[str]) -> SearchSettings:
+    """The shipped search settings with each ``NAME=VALUE`` of ``pairs`` changed: a field
+    of :class:`SearchSettings` that holds a bool, an int or a float. Raises ValueError
+    naming what is wrong."""
+    known = {f.name: f for f in fields(SearchSettings)}
+    changes: dict[str, bool | int | float] = {}
+    for pair in pairs:
+        name, _, raw = pair.partition("=")
+        current = getattr(SHIPPED, name, None) if name in known else None
+        if name not in known or type(current) not in (bool, int, float):
+            raise ValueError(f"{pair!r}: not a setting of a number or true/false")
+        if type(current) is bool:
+            if raw.lower() not in ("true", "false"):
+                raise ValueError(f"{pair!r}: give true or false")
+            changes[name] = raw.lower() == "true"
+        else:
+            try:
+                changes[name] = type(current)(raw)
+            except ValueError:
+                raise ValueError(f"{pair!r}: give a number") from None
+    return replace(SHIPPED, **changes)  # type: ignore[arg-type]
+
+
+def measure(name: str, doc: dict[str, Any], repeat: int, time_limit: float,
+            settings: SearchSettings = SHIPPED) -> dict[str, Any]:
     """trample and each compact MILP on ``doc``, interleaved ``repeat`` times: median CPU
     and wall time per method (seconds), the ratios of the faster compact MILP to trample,
     and the terms compared. Raises :class:`Mismatch` when an answer is illegal or a
@@ -59,7 +88,7 @@ def measure(name: str, doc: dict[str, Any], repeat: int, time_limit: float) -> d
 
     def ours() -> Any:
         api.forget_spaces()  # a new combat each run, never the cache's answer
-        return api.solve(doc, objective=terms, time_limit=time_limit)
+        return api.solve(doc, objective=terms, time_limit=time_limit, settings=settings)
 
     methods: dict[str, Callable[[], Any]] = {"trample": ours}
     for method, backend in COMPACT.items():
@@ -150,8 +179,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs per method (default 5)")
     parser.add_argument("--time-limit", type=float, default=60.0,
                         help="seconds per solve, every method (default 60)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="run trample with this search setting changed (repeatable)")
     add_study_out(parser, "compact_seeds")
     args = parser.parse_args(args_list)
+    try:
+        settings = settings_from(args.set)
+    except ValueError as exc:
+        parser.error(str(exc))
     if args.seeds < 1 or args.repeat < 1:
         parser.error("--seeds and --repeat must be at least 1")
     if not 0 < args.time_limit <= 3600:
@@ -173,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             except compact.Unmodeled as exc:
                 parser.error(f"{family}={size}: the compact model does not cover it ({exc})")
             try:
-                row = measure(name, doc, args.repeat, args.time_limit)
+                row = measure(name, doc, args.repeat, args.time_limit, settings)
             except Mismatch as exc:
                 failure = str(exc)
                 break

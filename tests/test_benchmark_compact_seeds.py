@@ -63,9 +63,22 @@ def test_a_compact_answer_that_differs_stops_the_study(monkeypatch: pytest.Monke
 
 @pytest.mark.parametrize("argv", [["nosuch=10"], ["shared30=x"], ["shared30=0"],
                                   ["shared30=10", "--seeds", "0"],
-                                  ["shared30=10", "--time-limit", "0"]])
+                                  ["shared30=10", "--time-limit", "0"],
+                                  ["shared30=10", "--set", "nosuch=1"],
+                                  ["shared30=10", "--set", "kill_steps=maybe"],
+                                  ["shared30=10", "--set", "milp_pairs=many"],
+                                  ["shared30=10", "--set", "backend=milp"]])
 def test_bad_usage_exits_2(argv: list[str], tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exit_info:
         compact_seeds.main([*argv, "--out", str(tmp_path)])
     assert exit_info.value.code == 2
     assert not (tmp_path / "compact_seeds.json").exists()
+
+
+def test_a_setting_changed_reaches_the_solver() -> None:
+    """``--set`` changes the named fields from the shipped settings, each of its type."""
+    changed = compact_seeds.settings_from(["kill_steps=true", "milp_pairs=90",
+                                           "milp_probe_time=0.5"])
+    assert (changed.kill_steps, changed.milp_pairs, changed.milp_probe_time) == \
+        (True, 90, 0.5)
+    assert compact_seeds.settings_from([]) == compact_seeds.SHIPPED

@@ -31,7 +31,7 @@ import numpy as np
 from highspy import _core as highs  # the plain solver: highspy.Highs prints a banner
 
 from trample.solver.optimize.cpsat import GroupResult, build_rows, weighted_bound_digits
-from trample.solver.optimize.highs import new_highs, run_status
+from trample.solver.optimize.highs import HEURISTICS_OFF, new_highs, run_status
 from trample.solver.optimize.objectives import evaluate
 from trample.solver.optimize.rows import Linear, Row, Translation, literal_form, literals_sum
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
@@ -61,16 +61,6 @@ FEASIBILITY = 1e-6
 (:data:`MAX_RANGE`); an answer is rounded and checked exactly whatever it is."""
 BOUND_SLACK = 1e-6
 """Floating-point noise forgiven on HiGHS's bound before flooring it (far below 1)."""
-
-HEURISTICS_OFF: tuple[tuple[str, bool | float], ...] = (
-    ("mip_heuristic_effort", 0.0), ("mip_heuristic_run_feasibility_jump", False),
-    ("mip_heuristic_run_root_reduced_cost", False), ("mip_heuristic_run_zi_round", False),
-    ("mip_heuristic_run_shifting", False))
-"""HiGHS's primal heuristics, off: the groups' linear relaxations are tight (most are
-proved at the root node, where the heuristics ran first for nothing), and on the coupled
-parts of token swarms, shared blockers and pile-ups HiGHS proves them 1.3 to 2 times
-sooner without (a search still finds assignments by branching and the LP). A search
-capped at a threshold keeps them: there, finding an assignment at the cap is the work."""
 
 KINDS = ("linear", "bool_or", "bool_and", "at_most_one", "exactly_one")
 """The constraints of a CP-SAT model this translation knows (any other: CP-SAT solves)."""

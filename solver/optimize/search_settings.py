@@ -254,6 +254,14 @@ class SearchSettings:
     kills_fixing: bool = KILLS_FIXING
     """Whether each of those tries starts with the creatures the ceiling decides fixed
     (:data:`KILLS_FIXING`)."""
+    kill_steps: bool = False
+    """Under ``"auto"``, whether a group that HiGHS searches without CP-SAT's short try
+    (not a token swarm's) is first searched on each source's options for its own
+    creatures, where that model applies (:mod:`trample.solver.optimize.kill_steps`). Off
+    as shipped: against the model per pair, from the sources, it saved about 5% of a
+    solve's CPU time on 30% shared blockers at 100 x 300 and nothing measurable at 30 x
+    90; compiled it cost 5% to 7% there (docs/performance.md, "Against the compact
+    MILP"); and a group it does not prove pays for both searches."""
     dynamic_program: bool = True
     """Whether groups coupled only by thresholds are settled without search when narrow
     enough (:mod:`trample.solver.optimize.lone_groups`)."""

@@ -259,6 +259,16 @@ def _search(space: LegalSpace, group: Sequence[Part], terms: Sequence[str],
             and not _token_swarm(space, group, settings) \
             and not _shared_or_alike(space, sources, settings):
         effort = settings.milp_probe_time
+    if effort is None and settings.kill_steps and settings.backend == "auto" \
+            and not _token_swarm(space, group, settings):
+        # Where HiGHS searches first, when asked: the model of each source's options
+        # (fewer columns, the kills ceiling's relaxation); proved, it is the answer, else
+        # the model per pair below.
+        from trample.solver.optimize.kill_steps import solve_steps
+
+        proved = solve_steps(space, sources, terms, exclude, deadline)
+        if proved is not None:
+            return None, proved
     if effort is not None:
         probe = replace(settings, effort=effort, second_try=False)
         tried = cpsat.solve_group(space, sources, terms, deadline, exclude, hint=start(),
