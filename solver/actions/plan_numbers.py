@@ -1,0 +1,554 @@
+"""``plan`` on numbers: combats whose defending creatures each block one attacker.
+
+Then every defending creature's split is forced in both steps (it gives all its damage to
+the one attacker it blocks, 510.1d), so the minimax of :mod:`.plan` is a maximum over the
+attackers' two splits, and each attacker with its blockers is a part of its own: what one
+part does changes another only through the defending player's life. A part's line (its
+first-strike split, then its regular split on what remains) is dealt on plain integers
+(power, toughness, marked damage, deathtouch, indestructible), and it adds four numbers
+to the whole combat: the damage dealt to the defending player, the value of the blockers
+that die, the value of the attacker if it dies, and the life its lifelink gains. Every
+term ``plan`` scores is a function of the four sums; a part's line no better on any of
+them than another of the same part is dropped (it cannot make the combat better), and
+the parts' remaining lines are combined.
+
+The answer is the one :class:`.plan._Search` gives: its value, and the first split of
+each choice, in the order the legal space enumerates them (:func:`.plan.splits`: the
+attackers in document order, the first varying slowest; an attacker's split over its
+blockers in document order, most to the first; a trampler's splits that give the player
+damage after those that give it none), whose value is that of the combat.
+
+:func:`numeric_plan` declines (None) what it does not implement, which then goes the
+general way: planeswalkers, battles, prevention, multipliers, loss thresholds, more than
+one defending player, a creature neither attacking nor blocking, a blocker on two
+attackers, keywords beyond first strike, double strike, trample, deathtouch,
+indestructible and an attacker's lifelink, the effects of combat/1 §10, and combats whose
+lines are too many for a quick answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from itertools import product
+from math import comb
+
+from trample.models.document.combat import NO_EFFECTS, Combat, Creature
+from trample.models.document.keywords import (
+    DEATHTOUCH,
+    DOUBLE_STRIKE,
+    FIRST_STRIKE,
+    INDESTRUCTIBLE,
+    TRAMPLE,
+)
+from trample.models.document.outcomes import LIFELINK, POISON_TO_LOSE
+from trample.solver.rules.assignment import Amounts
+
+ATTACKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, TRAMPLE, DEATHTOUCH,
+                               INDESTRUCTIBLE, LIFELINK})
+"""The keywords an attacking creature may have for the numbers' path."""
+BLOCKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, DEATHTOUCH, INDESTRUCTIBLE})
+"""The keywords a blocking creature may have (a blocker's lifelink would give the
+defending player life between the steps: the general way)."""
+
+MAX_PART_LINES = 20_000
+"""The most splits of one attacker in a step (counted generously) the numbers' path takes
+on; one with more goes the general way, whose search obeys a deadline line by line."""
+MAX_COMBINATIONS = 20_000
+"""The most combinations of the parts' lines scored at once."""
+
+Option = tuple[int, int, int, int]
+"""What a part's line adds to the combat: damage to the defending player, value of the
+blockers that die, value of the attacker if it dies, life gained by its lifelink."""
+Split = tuple[tuple[int, ...], int]
+"""A part's split in one step: the amounts to its living blockers, in document order, and
+to the player."""
+Blocker = tuple[str, int, int, int, bool, bool, bool, bool, int]
+"""id, power, toughness, marked damage, deals first-strike damage, deals regular damage,
+deathtouch, indestructible, value."""
+State = tuple[tuple[int, int], ...]
+"""A part's living blockers after a step: (index among its blockers, marked damage)."""
+
+_COMPOSITIONS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+
+
+class _Stopped(Exception):
+    """A deadline or a cancel came while the numbers were being worked out."""
+
+
+def compositions(total: int, count: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to write ``total`` as ``count`` amounts of 0 or more, in decreasing
+    lexicographic order (the most to the first)."""
+    key = (total, count)
+    found = _COMPOSITIONS.get(key)
+    if found is None:
+        if count == 1:
+            found = ((total,),)
+        else:
+            found = tuple((first, *rest) for first in range(total, -1, -1)
+                          for rest in compositions(total - first, count - 1))
+        if len(_COMPOSITIONS) < 4096:
+            _COMPOSITIONS[key] = found
+    return found
+
+
+class _Part:
+    """An attacking creature and the creatures blocking it."""
+
+    __slots__ = ("blocked", "blockers", "damage", "deathtouch", "first", "id", "indestructible",
+                 "lifelink", "power", "regular", "target", "toughness", "trample", "value")
+
+    def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
+                 first_step: bool) -> None:
+        keywords = attacker.keywords
+        self.id = attacker.id
+        self.target = attacker.attacking or ""
+        self.power = attacker.power
+        self.toughness = attacker.toughness
+        self.damage = attacker.damage
+        self.value = attacker.value
+        self.deathtouch = DEATHTOUCH in keywords
+        self.trample = TRAMPLE in keywords
+        self.lifelink = LIFELINK in keywords
+        self.indestructible = INDESTRUCTIBLE in keywords
+        strikes_first = FIRST_STRIKE in keywords or DOUBLE_STRIKE in keywords
+        self.first = first_step and strikes_first and attacker.power > 0
+        self.regular = (DOUBLE_STRIKE in keywords or FIRST_STRIKE not in keywords) \
+            and attacker.power > 0
+        self.blockers = blockers
+        self.blocked = blocked
+
+    def splits(self, alive: State) -> list[Split] | None:
+        """The attacker's legal splits over ``alive`` (None: it assigns nothing)."""
+        power = self.power
+        if not self.blocked:
+            return [((), power)]
+        if not alive:
+            # 702.19e: a trampler whose blockers are all gone assigns all to the player.
+            return [((), power)] if self.trample else None
+        out: list[Split] = [(x, 0) for x in compositions(power, len(alive))]
+        if self.trample:
+            # 702.19b: the player gets damage once each blocker is lethally assigned.
+            needs = []
+            for index, marked in alive:
+                left = self.blockers[index][2] - marked
+                needs.append(0 if left <= 0 else 1 if self.deathtouch else left)
+            spare = power - sum(needs)
+            if spare >= 1:
+                for extra in compositions(spare - 1, len(needs) + 1):
+                    out.append((tuple(n + e for n, e in zip(needs, extra[:-1], strict=True)),
+                                extra[-1] + 1))
+        return out
+
+    def count(self, targets: int) -> int:
+        """At least the number of ways its power goes to ``targets`` recipients."""
+        return comb(self.power + targets - 1, targets - 1) if targets > 0 else 1
+
+    def bound(self) -> int:
+        """At least the number of its legal splits in a step with every blocker alive."""
+        if not self.blocked:
+            return 1
+        return self.count(len(self.blockers) + (1 if self.trample else 0))
+
+    def last_outcomes(self, alive: State, marked: int) -> list[Option]:
+        """What the regular step can add, as the last step, over every split of the
+        attacker (without listing them): the damage to the player, the value of the
+        blockers killed, the attacker's value if it dies, the life gained. Those that
+        kill the same blockers and deal the same damage to the player are one."""
+        _, _, died, _, base, _ = self.step(alive, marked, None, False)
+        lost = self.value if died else 0
+        power = self.power
+        gained = power if self.lifelink else 0
+        if not self.regular or (self.blocked and not alive and not self.trample):
+            return [(0, base, lost, 0)]  # it assigns nothing
+        if not alive:
+            return [(power, base, lost, gained)]  # unblocked, or 702.19e
+        # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
+        # killed must land where it kills nothing else: on a blocker killed or one that
+        # cannot die (no limit), else below each other blocker's lethal damage.
+        optional: list[tuple[int, int]] = []
+        sink = False
+        for index, already in alive:
+            _, _, toughness, _, _, _, _, indestructible, worth = self.blockers[index]
+            left = toughness - already
+            if indestructible or left <= 0:
+                sink = True  # cannot die, or dies whatever it is dealt (in ``base``)
+            else:
+                optional.append((1 if self.deathtouch else left, worth))
+        out: list[Option] = []
+        count = len(optional)
+        for mask in range(1 << count):
+            cost = killed = room = 0
+            for j in range(count):
+                need, worth = optional[j]
+                if mask >> j & 1:
+                    cost += need
+                    killed += worth
+                else:
+                    room += need - 1
+            if cost > power:
+                continue
+            if mask or sink or power - cost <= room:
+                out.append((0, base + killed, lost, gained))
+        if self.trample:
+            # 702.19b: damage to the player once every blocker is lethally assigned (each
+            # it can kill is then killed); the most is the best of those lines.
+            needs = sum(0 if b[2] - already <= 0 else 1 if self.deathtouch
+                        else b[2] - already
+                        for b, already in ((self.blockers[i], a) for i, a in alive))
+            if power - needs >= 1:
+                out.append((power - needs, base + sum(w for _, w in optional), lost, gained))
+        return out
+
+    def step(self, alive: State, marked: int, split: Split | None, first: bool
+             ) -> tuple[State, int, bool, int, int, int]:
+        """Deal one step: the blockers left, the attacker's marked damage, whether it
+        died, and the damage to the player, value of blockers killed and life gained."""
+        amounts = split[0] if split is not None else ()
+        deathtouch = self.deathtouch
+        left: list[tuple[int, int]] = []
+        killed = 0
+        received = 0
+        touched = False
+        for k, (index, already) in enumerate(alive):
+            _, power, toughness, _, deals_first, deals_regular, has_deathtouch, \
+                indestructible, value = self.blockers[index]
+            if power > 0 and (deals_first if first else deals_regular):
+                received += power
+                touched = touched or has_deathtouch
+            dealt = amounts[k] if amounts else 0
+            total = already + dealt
+            if not indestructible and (total >= toughness or (deathtouch and dealt > 0)):
+                killed += value
+            else:
+                left.append((index, total))
+        marked += received
+        died = not self.indestructible and (marked >= self.toughness or touched)
+        player = split[1] if split is not None else 0
+        gained = self.power if split is not None and self.lifelink else 0
+        return tuple(left), marked, died, player, killed, gained
+
+
+def _parts(combat: Combat) -> tuple[list[_Part], str] | None:
+    """The combat's parts and its defending player, or None when the numbers' path does
+    not take it."""
+    if combat.planeswalkers or combat.battles or combat.prevention or combat.multipliers \
+            or combat.loss_thresholds or len(combat.players) != 2 \
+            or combat.step not in ("first_strike", "regular"):
+        return None
+    defending = [p.id for p in combat.players if p.id != combat.active_player]
+    if len(defending) != 1:
+        return None
+    player = defending[0]
+    first_step = combat.step == "first_strike"
+    attackers: list[Creature] = []
+    blocks: dict[str, list[Blocker]] = {}
+    for c in combat.creatures:
+        if c.effects is not NO_EFFECTS or c.toxic or c.toughness <= 0:
+            return None
+        if c.attacking is not None:
+            if c.blocking or c.attacking != player or c.controller != combat.active_player \
+                    or not c.keywords <= ATTACKER_KEYWORDS:
+                return None
+            attackers.append(c)
+            blocks.setdefault(c.id, [])
+        elif len(c.blocking) == 1 and c.controller == player \
+                and c.keywords <= BLOCKER_KEYWORDS:
+            strikes_first = FIRST_STRIKE in c.keywords or DOUBLE_STRIKE in c.keywords
+            blocks.setdefault(c.blocking[0], []).append((
+                c.id, c.power, c.toughness, c.damage, first_step and strikes_first,
+                DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords,
+                DEATHTOUCH in c.keywords, INDESTRUCTIBLE in c.keywords, c.value))
+        else:
+            return None
+    if len(blocks) != len(attackers):
+        return None  # a creature blocks something that is not an attacker
+    parts = [_Part(a, tuple(blocks[a.id]), combat.is_blocked(a), first_step)
+             for a in attackers]
+    return parts, player
+
+
+def size_bound(combat: Combat, parts: Sequence[_Part]) -> int:
+    """At least :func:`.plan.plan_size` of a combat the numbers' path takes: the defenders'
+    splits are forced, and an attacker's are among the ways of dividing its power."""
+    size = 1
+    for part in parts:
+        bound = part.bound()
+        if combat.step == "first_strike" and part.first:
+            size *= bound
+        if part.regular:
+            size *= bound
+    return size
+
+
+class _Lines:
+    """A part's lines: its first-strike splits, what each leaves, and the best numbers of
+    the regular step after each (its regular splits are listed only for the one the
+    answer names)."""
+
+    def __init__(self, part: _Part, first_step: bool, check: Callable[[], None]) -> None:
+        self.part = part
+        start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
+        self.start = start
+        first_splits = part.splits(start) if part.first else None
+        self.first: list[Split | None] = list(first_splits) if first_splits else [None]
+        self.after: list[tuple[State, int, bool, Option]] = []
+        """For each first-strike split: the blockers left, the attacker's marked damage,
+        whether it died, and what the step added."""
+        self.fronts: list[list[Option]] = []
+        """For each first-strike split: the numbers of the whole part's lines after it
+        that no other beats on every number."""
+        value = part.value
+        if first_step:
+            # The attacker's damage taken, and so its death, do not depend on its split.
+            _, marked, died, _, _, _ = part.step(start, part.damage, None, True)
+        else:
+            marked, died = part.damage, False
+        lost = value if died else 0
+        gained = part.power if part.lifelink and self.first[0] is not None else 0
+        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
+        blockers = part.blockers
+        limits: list[tuple[int, int, int, int]] = []
+        for index, already in start:
+            b = blockers[index]
+            left = b[2] - already
+            never = b[7] or not first_step
+            limits.append((index, already, 1 << 30 if never else min(1, left)
+                           if part.deathtouch else left, b[8]))
+        nothing = (0,) * len(start)
+        regular: dict[State, list[Option]] = {}
+        fronts: dict[tuple[State, int, int], list[Option]] = {}
+        for split in self.first:
+            check()
+            amounts, player = (nothing, 0) if split is None else split
+            alive: list[tuple[int, int]] = []
+            killed = 0
+            for (index, already, threshold, worth), n in zip(limits, amounts, strict=True):
+                if n >= threshold:
+                    killed += worth
+                else:
+                    alive.append((index, already + n))
+            state = tuple(alive)
+            self.after.append((state, marked, died, (player, killed, lost, gained)))
+            key = (state, player, killed)
+            front = fronts.get(key)
+            if front is None:
+                if died:
+                    front = [(player, killed, value, gained)]
+                else:
+                    outcomes = regular.get(state)
+                    if outcomes is None:
+                        outcomes = regular[state] = part.last_outcomes(state, marked)
+                    front = _front([(player + p2, killed + k2, l2, gained + g2)
+                                    for p2, k2, l2, g2 in outcomes])
+                fronts[key] = front
+            self.fronts.append(front)
+
+    def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
+        """The regular splits after first-strike split ``k``, in order, with the whole
+        part's numbers."""
+        alive, marked, died, (player, killed, lost, gained) = self.after[k]
+        if died:
+            yield None, (player, killed, lost, gained)
+            return
+        part = self.part
+        listed: list[Split | None] = list(part.splits(alive) or ()) if part.regular else []
+        for s in listed or [None]:
+            _, _, d2, p2, k2, g2 = part.step(alive, marked, s, False)
+            yield s, (player + p2, killed + k2, part.value if d2 else 0, gained + g2)
+
+
+def _front(options: Sequence[Option]) -> list[Option]:
+    """The options no other is at least as good as on every number (more damage to the
+    player, more blockers' value killed, less attacker's value lost, more life gained),
+    each once."""
+    unique = sorted(set(options), reverse=True)
+    kept: list[Option] = []
+    for o in unique:
+        if not any(k[0] >= o[0] and k[1] >= o[1] and k[2] <= o[2] and k[3] >= o[3]
+                   for k in kept):
+            kept.append(o)
+    return kept
+
+
+class _Scoring:
+    """The terms of ``plan`` from the four sums of the parts' numbers."""
+
+    def __init__(self, combat: Combat, player: str, parts: Sequence[_Part],
+                 terms: Sequence[str]) -> None:
+        defending = next(p for p in combat.players if p.id == player)
+        self.life = defending.life
+        self.poisoned = defending.poison >= POISON_TO_LOSE
+        self.worth = sum(p.value for p in parts)
+        self.terms = tuple(terms)
+        self.scored = 0
+
+    def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
+        out: list[int] = []
+        for term in self.terms:
+            if term == "losses":
+                out.append(1 if self.poisoned or self.life - damage <= 0 else 0)
+            elif term == "deaths":
+                out.append(killed)
+            elif term == "survivals":
+                out.append(self.worth - lost)
+            elif term == "trade":
+                out.append(killed - lost)
+            elif term == "life_loss":
+                out.append(damage)
+            elif term == "life_gain":
+                out.append(gained)
+            else:  # planeswalker_deaths, battle_deaths, poison, loyalty_loss, defense_loss
+                out.append(0)
+        return tuple(out)
+
+    def best(self, choices: Sequence[Sequence[Option]]) -> tuple[int, ...]:
+        """The best value of one line of each part, among ``choices``."""
+        best: tuple[int, ...] | None = None
+        for combo in product(*choices):
+            self.scored += 1
+            d = k = lost = g = 0
+            for o in combo:
+                d += o[0]
+                k += o[1]
+                lost += o[2]
+                g += o[3]
+            v = self.vector(d, k, lost, g)
+            if best is None or v > best:
+                best = v
+        assert best is not None
+        return best
+
+
+def _amounts(part: _Part, alive: State, split: Split | None, player: str) -> Amounts:
+    out: Amounts = {}
+    if split is None:
+        return out
+    amounts, to_player = split
+    for (index, _), n in zip(alive, amounts, strict=True):
+        if n > 0:
+            out[(part.id, part.blockers[index][0])] = n
+    if to_player > 0:
+        out[(part.id, player)] = to_player
+    return out
+
+
+def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
+             living: Sequence[bool], first: bool) -> Amounts:
+    """The defending creatures' forced split in one step (in document order)."""
+    dealing: dict[str, str] = {}
+    for part, left, lives in zip(parts, alive, living, strict=True):
+        if not lives:
+            continue
+        for index, _ in left:
+            b = part.blockers[index]
+            if b[1] > 0 and (b[4] if first else b[5]):
+                dealing[b[0]] = part.id
+    return {(c.id, dealing[c.id]): c.power for c in combat.creatures if c.id in dealing}
+
+
+class NumericPlan:
+    """The answer of the numbers' path: the value, the four splits and the work done."""
+
+    __slots__ = ("attackers_regular", "blockers_first_strike", "blockers_regular",
+                 "first_strike", "leaves", "value")
+
+    def __init__(self, value: tuple[int, ...], first_strike: Amounts,
+                 blockers_first_strike: Amounts, attackers_regular: Amounts,
+                 blockers_regular: Amounts, leaves: int) -> None:
+        self.value = value
+        self.first_strike = first_strike
+        self.blockers_first_strike = blockers_first_strike
+        self.attackers_regular = attackers_regular
+        self.blockers_regular = blockers_regular
+        self.leaves = leaves
+        """Parts' lines dealt and combinations of them scored."""
+
+
+def numeric_plan(combat: Combat, terms: Sequence[str], max_size: int,
+                 stopped: Callable[[], bool] | None = None) -> NumericPlan | None:
+    """``plan`` of ``combat`` on numbers, or None when the numbers' path does not take
+    it (or ``stopped`` says stop before it is done: the general way then answers as a
+    stopped search does). A combat whose size bound exceeds ``max_size`` is declined too:
+    the general way counts it exactly and refuses it or plans it."""
+    found = _parts(combat)
+    if found is None:
+        return None
+    parts, player = found
+    if size_bound(combat, parts) > max_size:
+        return None
+    for part in parts:
+        if part.bound() > MAX_PART_LINES:
+            return None
+
+    def check() -> None:
+        if stopped is not None and stopped():
+            raise _Stopped
+
+    try:
+        return _solve(combat, parts, player, terms, check)
+    except _Stopped:
+        return None
+
+
+def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str],
+           check: Callable[[], None]) -> NumericPlan | None:
+    first_step = combat.step == "first_strike"
+    lines = [_Lines(p, first_step, check) for p in parts]
+    dealt = sum(len(line.first) for line in lines)
+    fronts = [line.fronts for line in lines]
+    everything = [_front([o for f in each for o in f]) if len(each) > 1 else each[0]
+                  for each in fronts]
+    combos = 1
+    for f in everything:
+        combos *= len(f)
+    if combos > MAX_COMBINATIONS:
+        return None
+    scoring = _Scoring(combat, player, parts, terms)
+    value = scoring.best(everything)
+    # The first split of each part, the first part slowest, whose best is the value.
+    chosen: list[int] = []
+    for i, each in enumerate(fronts):
+        if len(each) == 1:
+            chosen.append(0)
+            continue
+        for k, front in enumerate(each):
+            check()
+            rest = [fronts[j][chosen[j]] for j in range(i)] + [front] + everything[i + 1:]
+            if scoring.best(rest) == value:
+                chosen.append(k)
+                break
+        assert len(chosen) == i + 1
+    # Then the first regular split of each, likewise.
+    picked: list[tuple[Split | None, Option]] = []
+    for i, line in enumerate(lines):
+        later = [fronts[j][chosen[j]] for j in range(i + 1, len(parts))]
+        for second in line.seconds(chosen[i]):
+            dealt += 1
+            rest = [[p[1]] for p in picked] + [[second[1]]] + later
+            if scoring.best(rest) == value:
+                picked.append(second)
+                break
+        assert len(picked) == i + 1
+    after = [line.after[k] for line, k in zip(lines, chosen, strict=True)]
+    alive = [a[0] for a in after]
+    living = [not a[2] for a in after]
+    a1: Amounts = {}
+    a2: Amounts = {}
+    for part, line, k, state, second in zip(parts, lines, chosen, alive, picked, strict=True):
+        a1.update(_amounts(part, line.start, line.first[k], player))
+        a2.update(_amounts(part, state, second[0], player))
+    b2 = _replies(combat, parts, alive, living, False)
+    if first_step:
+        b1 = _replies(combat, parts, [line.start for line in lines], [True] * len(parts),
+                      True)
+        return NumericPlan(value, a1, b1, a2, b2, dealt + scoring.scored)
+    return NumericPlan(value, {}, {}, a2, b2, dealt + scoring.scored)
+
+
+def numbers_take(combat: Combat) -> bool:
+    """Whether the numbers' path takes ``combat`` (its kind, not its size)."""
+    return _parts(combat) is not None
+
+
+__all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "MAX_COMBINATIONS", "MAX_PART_LINES",
+           "NumericPlan", "compositions", "numbers_take", "numeric_plan", "size_bound"]
