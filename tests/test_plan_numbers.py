@@ -221,3 +221,23 @@ def test_a_combat_over_the_size_limit_goes_the_general_way() -> None:
     assert numbers.numeric_plan(combat, PLAN_TERMS, size - 1) is None
     with pytest.raises(Exception, match=f"{size:,} legal splits in product"):
         plan_combat(combat, max_size=size - 1)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(doc=combats(), data=st.data())
+def test_the_regular_document_is_the_one_deal_step_builds(doc: dict,
+                                                          data: st.DataObject) -> None:
+    """After any two legal first-strike splits, the same combat as the general step's
+    (and so as ``next_step``'s, which the brute force checks)."""
+    from trample.models.document.outcomes import deal_step
+
+    combat = Combat.from_json(doc)
+    if combat.step != "first_strike":
+        return
+    a1 = data.draw(st.sampled_from(splits(combat, "attackers")))
+    b1 = data.draw(st.sampled_from(splits(combat, "blockers")))
+    both = {**a1, **b1}
+    expected = deal_step(combat, both).after
+    assert numbers.regular_combat(combat, both) == expected
+    assert planning.regular_document(combat, a1, b1) == expected

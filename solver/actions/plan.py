@@ -25,7 +25,7 @@ from typing import Literal
 from trample.models.document.combat import Combat, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
-from trample.solver.actions.plan_numbers import numeric_plan
+from trample.solver.actions.plan_numbers import numeric_plan, regular_combat
 from trample.solver.actions.union import census_of
 from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
@@ -400,7 +400,11 @@ def guarantee(combat: Combat, first_strike: Amounts,
 
 def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> Combat:
     """The regular step's combat after the two first-strike splits (both legal)."""
-    after = deal_step(combat, {**attackers, **blockers}).after
+    both = {**attackers, **blockers}
+    quick = regular_combat(combat, both)
+    if quick is not None:
+        return quick
+    after = deal_step(combat, both).after
     assert after is not None
     return after
 

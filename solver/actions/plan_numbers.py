@@ -28,11 +28,12 @@ lines are too many for a quick answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import product
 from math import comb
 
-from trample.models.document.combat import NO_EFFECTS, Combat, Creature
+from trample.models.document.assignment import Pair
+from trample.models.document.combat import NO_EFFECTS, Combat, Creature, Player
 from trample.models.document.keywords import (
     DEATHTOUCH,
     DOUBLE_STRIKE,
@@ -230,7 +231,15 @@ class _Part:
 
 def _parts(combat: Combat) -> tuple[list[_Part], str] | None:
     """The combat's parts and its defending player, or None when the numbers' path does
-    not take it."""
+    not take it (worked out once a combat)."""
+    memo = combat.memo
+    if "plan_numbers" not in memo:
+        memo["plan_numbers"] = _read_parts(combat)
+    found: tuple[list[_Part], str] | None = memo["plan_numbers"]
+    return found
+
+
+def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
     if combat.planeswalkers or combat.battles or combat.prevention or combat.multipliers \
             or combat.loss_thresholds or len(combat.players) != 2 \
             or combat.step not in ("first_strike", "regular"):
@@ -545,10 +554,55 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     return NumericPlan(value, {}, {}, a2, b2, dealt + scoring.scored)
 
 
+def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None:
+    """The regular step's combat after the first-strike ``amounts`` (both sides', legal)
+    of a combat the numbers' path takes, as :func:`~trample.models.document.outcomes.
+    deal_step` builds it (there are no counters, planeswalkers, battles, effects or loss
+    thresholds to carry over); None for another combat."""
+    if _parts(combat) is None:
+        return None
+    damage: dict[str, int] = {}
+    touched: set[str] = set()
+    life = {p.id: p.life for p in combat.players}
+    for (source_id, target), n in amounts.items():
+        if n <= 0:
+            continue
+        source = combat.creature(source_id)
+        if target in life:
+            life[target] -= n
+        else:
+            damage[target] = damage.get(target, 0) + n
+            if DEATHTOUCH in source.keywords:
+                touched.add(target)
+        if LIFELINK in source.keywords:
+            life[source.controller] += n
+    died: set[str] = set()
+    for c in combat.creatures:
+        marked = c.damage + damage.get(c.id, 0)
+        if INDESTRUCTIBLE not in c.keywords and (marked >= c.toughness or c.id in touched):
+            died.add(c.id)
+    creatures = []
+    for c in combat.creatures:
+        if c.id in died:
+            continue
+        blocked = c.blocked
+        if c.attacking is not None and combat.is_blocked(c) and all(
+                b in died for b in combat.blockers_of(c.id)):
+            blocked = True  # 509.1h
+        creatures.append(Creature(c.id, c.controller, c.power, c.toughness,
+                                  c.damage + damage.get(c.id, 0), c.value, c.keywords,
+                                  c.attacking, blocked,
+                                  tuple(a for a in c.blocking if a not in died), c.name,
+                                  c.toxic, c.effects))
+    players = tuple(Player(p.id, life[p.id], p.name, p.poison) for p in combat.players)
+    return Combat(combat.active_player, players, tuple(creatures), (), (), "regular")
+
+
 def numbers_take(combat: Combat) -> bool:
     """Whether the numbers' path takes ``combat`` (its kind, not its size)."""
     return _parts(combat) is not None
 
 
 __all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "MAX_COMBINATIONS", "MAX_PART_LINES",
-           "NumericPlan", "compositions", "numbers_take", "numeric_plan", "size_bound"]
+           "NumericPlan", "compositions", "numbers_take", "numeric_plan", "regular_combat",
+           "size_bound"]
