@@ -29,7 +29,6 @@ lines are too many for a quick answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from itertools import product
 from math import comb
 
 from trample.models.document.assignment import Pair
@@ -155,7 +154,31 @@ class _Part:
         attacker (without listing them): the damage to the player, the value of the
         blockers killed, the attacker's value if it dies, the life gained. Those that
         kill the same blockers and deal the same damage to the player are one."""
-        _, _, died, _, base, _ = self.step(alive, marked, None, False)
+        # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
+        # killed must land where it kills nothing else: on a blocker killed or one that
+        # cannot die (no limit), else below each other blocker's lethal damage.
+        optional: list[tuple[int, int]] = []
+        sink = False
+        base = received = lethal = 0
+        touched = False
+        blockers = self.blockers
+        for index, already in alive:
+            _, strength, toughness, _, _, deals, deathtouch, indestructible, worth = \
+                blockers[index]
+            if deals and strength > 0:
+                received += strength
+                touched = touched or deathtouch
+            left = toughness - already
+            if left > 0:
+                lethal += 1 if self.deathtouch else left
+            if indestructible:
+                sink = True
+            elif left <= 0:
+                sink = True
+                base += worth  # dies whatever it is dealt
+            else:
+                optional.append((1 if self.deathtouch else left, worth))
+        died = not self.indestructible and (marked + received >= self.toughness or touched)
         lost = self.value if died else 0
         power = self.power
         gained = power if self.lifelink else 0
@@ -163,18 +186,6 @@ class _Part:
             return [(0, base, lost, 0)]  # it assigns nothing
         if not alive:
             return [(power, base, lost, gained)]  # unblocked, or 702.19e
-        # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
-        # killed must land where it kills nothing else: on a blocker killed or one that
-        # cannot die (no limit), else below each other blocker's lethal damage.
-        optional: list[tuple[int, int]] = []
-        sink = False
-        for index, already in alive:
-            _, _, toughness, _, _, _, _, indestructible, worth = self.blockers[index]
-            left = toughness - already
-            if indestructible or left <= 0:
-                sink = True  # cannot die, or dies whatever it is dealt (in ``base``)
-            else:
-                optional.append((1 if self.deathtouch else left, worth))
         out: list[Option] = []
         count = len(optional)
         for mask in range(1 << count):
@@ -190,14 +201,10 @@ class _Part:
                 continue
             if mask or sink or power - cost <= room:
                 out.append((0, base + killed, lost, gained))
-        if self.trample:
+        if self.trample and power - lethal >= 1:
             # 702.19b: damage to the player once every blocker is lethally assigned (each
             # it can kill is then killed); the most is the best of those lines.
-            needs = sum(0 if b[2] - already <= 0 else 1 if self.deathtouch
-                        else b[2] - already
-                        for b, already in ((self.blockers[i], a) for i, a in alive))
-            if power - needs >= 1:
-                out.append((power - needs, base + sum(w for _, w in optional), lost, gained))
+            out.append((power - lethal, base + sum(w for _, w in optional), lost, gained))
         return out
 
     def step(self, alive: State, marked: int, split: Split | None, first: bool
@@ -326,8 +333,9 @@ class _Lines:
         nothing = (0,) * len(start)
         regular: dict[State, list[Option]] = {}
         fronts: dict[tuple[State, int, int], list[Option]] = {}
-        for split in self.first:
-            check()
+        for count, split in enumerate(self.first):
+            if not count & 63:
+                check()
             amounts, player = (nothing, 0) if split is None else split
             alive: list[tuple[int, int]] = []
             killed = 0
@@ -379,6 +387,10 @@ def _front(options: Sequence[Option]) -> list[Option]:
     return kept
 
 
+_SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
+          "life_gain": 5}
+
+
 class _Scoring:
     """The terms of ``plan`` from the four sums of the parts' numbers."""
 
@@ -388,44 +400,42 @@ class _Scoring:
         self.life = defending.life
         self.poisoned = defending.poison >= POISON_TO_LOSE
         self.worth = sum(p.value for p in parts)
-        self.terms = tuple(terms)
+        self.slots = tuple(_SLOTS.get(t, 6) for t in terms)
+        """Where each term is among :meth:`vector`'s numbers (6: a term that is 0 on
+        these combats: planeswalker_deaths, battle_deaths, poison, loyalty_loss,
+        defense_loss)."""
         self.scored = 0
 
     def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
-        out: list[int] = []
-        for term in self.terms:
-            if term == "losses":
-                out.append(1 if self.poisoned or self.life - damage <= 0 else 0)
-            elif term == "deaths":
-                out.append(killed)
-            elif term == "survivals":
-                out.append(self.worth - lost)
-            elif term == "trade":
-                out.append(killed - lost)
-            elif term == "life_loss":
-                out.append(damage)
-            elif term == "life_gain":
-                out.append(gained)
-            else:  # planeswalker_deaths, battle_deaths, poison, loyalty_loss, defense_loss
-                out.append(0)
-        return tuple(out)
+        """The value of a combat whose parts' lines add up to these numbers."""
+        numbers = (1 if self.poisoned or self.life - damage <= 0 else 0, killed,
+                   self.worth - lost, killed - lost, damage, gained, 0)
+        return tuple([numbers[i] for i in self.slots])
+
+    def sums(self, choices: Sequence[Sequence[Option]]) -> list[Option]:
+        """The sums of one line of each part, among ``choices``, that no other sum beats
+        on every number (adding the same line to two sums keeps which is better)."""
+        totals: list[Option] = [(0, 0, 0, 0)]
+        for options in choices:
+            if len(options) == 1:
+                o = options[0]
+                totals = [(t[0] + o[0], t[1] + o[1], t[2] + o[2], t[3] + o[3]) for t in totals]
+                continue
+            self.scored += len(totals) * len(options)
+            totals = _front([(t[0] + o[0], t[1] + o[1], t[2] + o[2], t[3] + o[3])
+                             for t in totals for o in options])
+        return totals
 
     def best(self, choices: Sequence[Sequence[Option]]) -> tuple[int, ...]:
         """The best value of one line of each part, among ``choices``."""
-        best: tuple[int, ...] | None = None
-        for combo in product(*choices):
-            self.scored += 1
-            d = k = lost = g = 0
-            for o in combo:
-                d += o[0]
-                k += o[1]
-                lost += o[2]
-                g += o[3]
-            v = self.vector(d, k, lost, g)
-            if best is None or v > best:
-                best = v
-        assert best is not None
-        return best
+        return max(self.vector(*t) for t in self.sums(choices))
+
+    def best_with(self, option: Option, others: Sequence[Option]) -> tuple[int, ...]:
+        """The best value of ``option`` with one of ``others`` (sums of the other
+        parts' lines)."""
+        self.scored += len(others)
+        d, k, lost, g = option
+        return max(self.vector(d + t[0], k + t[1], lost + t[2], g + t[3]) for t in others)
 
 
 def _amounts(part: _Part, alive: State, split: Split | None, player: str) -> Amounts:
@@ -514,27 +524,36 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
         return None
     scoring = _Scoring(combat, player, parts, terms)
     value = scoring.best(everything)
-    # The first split of each part, the first part slowest, whose best is the value.
+    # The first split of each part, the first part slowest, whose best is the value: the
+    # first whose lines include one that reaches it with the others' best.
     chosen: list[int] = []
     for i, each in enumerate(fronts):
         if len(each) == 1:
             chosen.append(0)
             continue
+        others = scoring.sums([fronts[j][chosen[j]] for j in range(i)] + everything[i + 1:])
+        reaching: dict[Option, bool] = {}
         for k, front in enumerate(each):
             check()
-            rest = [fronts[j][chosen[j]] for j in range(i)] + [front] + everything[i + 1:]
-            if scoring.best(rest) == value:
-                chosen.append(k)
-                break
+            for o in front:
+                hit = reaching.get(o)
+                if hit is None:
+                    hit = reaching[o] = scoring.best_with(o, others) == value
+                if hit:
+                    break
+            else:
+                continue
+            chosen.append(k)
+            break
         assert len(chosen) == i + 1
     # Then the first regular split of each, likewise.
     picked: list[tuple[Split | None, Option]] = []
     for i, line in enumerate(lines):
-        later = [fronts[j][chosen[j]] for j in range(i + 1, len(parts))]
+        others = scoring.sums([[p[1]] for p in picked]
+                              + [fronts[j][chosen[j]] for j in range(i + 1, len(parts))])
         for second in line.seconds(chosen[i]):
             dealt += 1
-            rest = [[p[1]] for p in picked] + [[second[1]]] + later
-            if scoring.best(rest) == value:
+            if scoring.best_with(second[1], others) == value:
                 picked.append(second)
                 break
         assert len(picked) == i + 1
