@@ -86,8 +86,8 @@ def compositions(total: int, count: int) -> tuple[tuple[int, ...], ...]:
         else:
             found = tuple((first, *rest) for first in range(total, -1, -1)
                           for rest in compositions(total - first, count - 1))
-        if len(_COMPOSITIONS) < 4096:
-            _COMPOSITIONS[key] = found
+        if total <= 16 and count <= 5:
+            _COMPOSITIONS[key] = found  # at most 85 lists of at most 4,845 each
     return found
 
 
