@@ -378,13 +378,24 @@ def _front(options: Sequence[Option]) -> list[Option]:
     """The options no other is at least as good as on every number (more damage to the
     player, more blockers' value killed, less attacker's value lost, more life gained),
     each once."""
-    unique = sorted(set(options), reverse=True)
+    if len(options) == 1:
+        return list(options)
+    # In this order an option comes after every option at least as good.
+    unique = sorted(set(options), key=_better_first)
     kept: list[Option] = []
     for o in unique:
-        if not any(k[0] >= o[0] and k[1] >= o[1] and k[2] <= o[2] and k[3] >= o[3]
-                   for k in kept):
+        beaten = False
+        for k in kept:
+            if k[0] >= o[0] and k[1] >= o[1] and k[2] <= o[2] and k[3] >= o[3]:
+                beaten = True
+                break
+        if not beaten:
             kept.append(o)
     return kept
+
+
+def _better_first(o: Option) -> tuple[int, int, int, int]:
+    return (-o[0], -o[1], o[2], -o[3])
 
 
 _SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
@@ -428,14 +439,26 @@ class _Scoring:
 
     def best(self, choices: Sequence[Sequence[Option]]) -> tuple[int, ...]:
         """The best value of one line of each part, among ``choices``."""
-        return max(self.vector(*t) for t in self.sums(choices))
+        best: tuple[int, ...] | None = None
+        for t in self.sums(choices):
+            v = self.vector(t[0], t[1], t[2], t[3])
+            if best is None or v > best:
+                best = v
+        assert best is not None
+        return best
 
     def best_with(self, option: Option, others: Sequence[Option]) -> tuple[int, ...]:
         """The best value of ``option`` with one of ``others`` (sums of the other
         parts' lines)."""
         self.scored += len(others)
         d, k, lost, g = option
-        return max(self.vector(d + t[0], k + t[1], lost + t[2], g + t[3]) for t in others)
+        best: tuple[int, ...] | None = None
+        for t in others:
+            v = self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
+            if best is None or v > best:
+                best = v
+        assert best is not None
+        return best
 
 
 def _amounts(part: _Part, alive: State, split: Split | None, player: str) -> Amounts:
