@@ -20,8 +20,8 @@ from trample.solver.optimize.cancel import Cancel
 import brute
 
 ATTACKER_KEYWORDS = ("first strike", "double strike", "trample", "trample", "deathtouch",
-                     "lifelink", "indestructible")
-BLOCKER_KEYWORDS = ("first strike", "double strike", "deathtouch", "indestructible")
+                     "lifelink", "indestructible", "flying", "menace")
+BLOCKER_KEYWORDS = ("first strike", "double strike", "deathtouch", "indestructible", "reach")
 
 
 @st.composite

@@ -22,8 +22,9 @@ damage after those that give it none), whose value is that of the combat.
 general way: planeswalkers, battles, prevention, multipliers, loss thresholds, more than
 one defending player, a creature neither attacking nor blocking, a blocker on two
 attackers, keywords beyond first strike, double strike, trample, deathtouch,
-indestructible and an attacker's lifelink, the effects of combat/1 §10, and combats whose
-lines are too many for a quick answer.
+indestructible, an attacker's lifelink and those of declarations alone (flying, reach,
+...), the effects of combat/1 §10, and combats whose lines are too many for a quick
+answer.
 """
 
 from __future__ import annotations
@@ -43,10 +44,15 @@ from trample.models.document.keywords import (
 from trample.models.document.outcomes import LIFELINK, POISON_TO_LOSE
 from trample.solver.rules.assignment import Amounts
 
+DECLARATION_KEYWORDS = frozenset({"flying", "reach", "menace", "shadow", "horsemanship",
+                                  "haste", "defender", "vigilance"})
+"""Keywords that decide only which attacks and blocks are legal
+(``trample.models.game.declarations``), never what combat damage does."""
 ATTACKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, TRAMPLE, DEATHTOUCH,
-                               INDESTRUCTIBLE, LIFELINK})
+                               INDESTRUCTIBLE, LIFELINK}) | DECLARATION_KEYWORDS
 """The keywords an attacking creature may have for the numbers' path."""
-BLOCKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, DEATHTOUCH, INDESTRUCTIBLE})
+BLOCKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, DEATHTOUCH, INDESTRUCTIBLE}) \
+    | DECLARATION_KEYWORDS
 """The keywords a blocking creature may have (a blocker's lifelink would give the
 defending player life between the steps: the general way)."""
 
@@ -640,11 +646,6 @@ def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None
     return Combat(combat.active_player, players, tuple(creatures), (), (), "regular")
 
 
-def numbers_take(combat: Combat) -> bool:
-    """Whether the numbers' path takes ``combat`` (its kind, not its size)."""
-    return _parts(combat) is not None
-
-
-__all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "MAX_COMBINATIONS", "MAX_PART_LINES",
-           "NumericPlan", "compositions", "numbers_take", "numeric_plan", "regular_combat",
-           "size_bound"]
+__all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "DECLARATION_KEYWORDS", "MAX_COMBINATIONS",
+           "MAX_PART_LINES", "NumericPlan", "compositions", "numeric_plan",
+           "regular_combat", "size_bound"]
