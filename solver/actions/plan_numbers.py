@@ -316,9 +316,11 @@ class _Lines:
         self.after: list[tuple[State, int, bool, Option]] = []
         """For each first-strike split: the blockers left, the attacker's marked damage,
         whether it died, and what the step added."""
-        self.fronts: list[list[Option]] = []
-        """For each first-strike split: the numbers of the whole part's lines after it
-        that no other beats on every number."""
+        self.line_of: list[int] = []
+        """For each first-strike split: which of :attr:`lines` follow it."""
+        self.lines: list[list[Option]] = []
+        """The numbers of the whole part's lines after a first-strike split, once for
+        each different thing the first step does."""
         value = part.value
         if first_step:
             # The attacker's damage taken, and so its death, do not depend on its split.
@@ -338,7 +340,7 @@ class _Lines:
                            if part.deathtouch else left, b[8]))
         nothing = (0,) * len(start)
         regular: dict[State, list[Option]] = {}
-        fronts: dict[tuple[State, int, int], list[Option]] = {}
+        seen: dict[tuple[State, int, int], int] = {}
         for count, split in enumerate(self.first):
             if not count & 63:
                 check()
@@ -353,18 +355,29 @@ class _Lines:
             state = tuple(alive)
             self.after.append((state, marked, died, (player, killed, lost, gained)))
             key = (state, player, killed)
-            front = fronts.get(key)
-            if front is None:
+            known = seen.get(key)
+            if known is None:
+                known = seen[key] = len(self.lines)
                 if died:
-                    front = [(player, killed, value, gained)]
+                    self.lines.append([(player, killed, value, gained)])
                 else:
                     outcomes = regular.get(state)
                     if outcomes is None:
                         outcomes = regular[state] = part.last_outcomes(state, marked)
-                    front = _front([(player + p2, killed + k2, l2, gained + g2)
-                                    for p2, k2, l2, g2 in outcomes])
-                fronts[key] = front
-            self.fronts.append(front)
+                    self.lines.append([(player + p2, killed + k2, l2, gained + g2)
+                                       for p2, k2, l2, g2 in outcomes])
+            self.line_of.append(known)
+
+    def front(self, k: int) -> list[Option]:
+        """The numbers of the lines after first-strike split ``k`` that no other beats on
+        every number."""
+        return _front(self.lines[self.line_of[k]])
+
+    def best(self) -> list[Option]:
+        """The numbers of the part's lines that no other beats on every number."""
+        if len(self.lines) == 1:
+            return _front(self.lines[0])
+        return _front([o for options in self.lines for o in options])
 
     def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
         """The regular splits after first-strike split ``k``, in order, with the whole
@@ -543,9 +556,7 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     first_step = combat.step == "first_strike"
     lines = [_Lines(p, first_step, check) for p in parts]
     dealt = sum(len(line.first) for line in lines)
-    fronts = [line.fronts for line in lines]
-    everything = [_front([o for f in each for o in f]) if len(each) > 1 else each[0]
-                  for each in fronts]
+    everything = [line.best() for line in lines]
     combos = 1
     for f in everything:
         combos *= len(f)
@@ -556,30 +567,36 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     # The first split of each part, the first part slowest, whose best is the value: the
     # first whose lines include one that reaches it with the others' best.
     chosen: list[int] = []
-    for i, each in enumerate(fronts):
-        if len(each) == 1:
+    fixed: list[list[Option]] = []
+    for i, line in enumerate(lines):
+        if len(line.lines) == 1:
             chosen.append(0)
+            fixed.append(everything[i])
             continue
-        others = scoring.sums([fronts[j][chosen[j]] for j in range(i)] + everything[i + 1:])
+        others = scoring.sums([*fixed, *everything[i + 1:]])
         reaching: dict[Option, bool] = {}
-        for k, front in enumerate(each):
+        missed: set[int] = set()
+        for k, known in enumerate(line.line_of):
+            if known in missed:
+                continue
             check()
-            for o in front:
+            for o in line.lines[known]:
                 hit = reaching.get(o)
                 if hit is None:
                     hit = reaching[o] = scoring.best_with(o, others) == value
                 if hit:
                     break
             else:
+                missed.add(known)
                 continue
             chosen.append(k)
+            fixed.append(line.front(k))
             break
         assert len(chosen) == i + 1
     # Then the first regular split of each, likewise.
     picked: list[tuple[Split | None, Option]] = []
     for i, line in enumerate(lines):
-        others = scoring.sums([[p[1]] for p in picked]
-                              + [fronts[j][chosen[j]] for j in range(i + 1, len(parts))])
+        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
         for second in line.seconds(chosen[i]):
             dealt += 1
             if scoring.best_with(second[1], others) == value:
