@@ -313,9 +313,9 @@ class _Lines:
         self.start = start
         first_splits = part.splits(start) if part.first else None
         self.first: list[Split | None] = list(first_splits) if first_splits else [None]
-        self.after: list[tuple[State, int, bool, Option]] = []
-        """For each first-strike split: the blockers left, the attacker's marked damage,
-        whether it died, and what the step added."""
+        self.after: list[tuple[State, int, int]] = []
+        """For each first-strike split: the blockers left, the damage to the player and
+        the value of the blockers killed."""
         self.line_of: list[int] = []
         """For each first-strike split: which of :attr:`lines` follow it."""
         self.lines: list[list[Option]] = []
@@ -329,6 +329,9 @@ class _Lines:
             marked, died = part.damage, False
         lost = value if died else 0
         gained = part.power if part.lifelink and self.first[0] is not None else 0
+        self.marked, self.died, self.lost, self.gained = marked, died, lost, gained
+        """The attacker's marked damage after the first step, whether it died, its value
+        if so, and the life its lifelink gained: the same whatever its split."""
         # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
         blockers = part.blockers
         limits: list[tuple[int, int, int, int]] = []
@@ -353,8 +356,8 @@ class _Lines:
                 else:
                     alive.append((index, already + n))
             state = tuple(alive)
-            self.after.append((state, marked, died, (player, killed, lost, gained)))
             key = (state, player, killed)
+            self.after.append(key)
             known = seen.get(key)
             if known is None:
                 known = seen[key] = len(self.lines)
@@ -382,8 +385,9 @@ class _Lines:
     def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
         """The regular splits after first-strike split ``k``, in order, with the whole
         part's numbers."""
-        alive, marked, died, (player, killed, lost, gained) = self.after[k]
-        if died:
+        alive, player, killed = self.after[k]
+        marked, lost, gained = self.marked, self.lost, self.gained
+        if self.died:
             yield None, (player, killed, lost, gained)
             return
         part = self.part
@@ -603,9 +607,8 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
                 picked.append(second)
                 break
         assert len(picked) == i + 1
-    after = [line.after[k] for line, k in zip(lines, chosen, strict=True)]
-    alive = [a[0] for a in after]
-    living = [not a[2] for a in after]
+    alive = [line.after[k][0] for line, k in zip(lines, chosen, strict=True)]
+    living = [not line.died for line in lines]
     a1: Amounts = {}
     a2: Amounts = {}
     for part, line, k, state, second in zip(parts, lines, chosen, alive, picked, strict=True):
