@@ -241,3 +241,16 @@ def test_the_regular_document_is_the_one_deal_step_builds(doc: dict,
     expected = deal_step(combat, both).after
     assert numbers.regular_combat(combat, both) == expected
     assert planning.regular_document(combat, a1, b1) == expected
+
+
+def test_an_attacker_with_many_blockers_goes_the_general_way() -> None:
+    """The sets of blockers it may kill are too many to read on numbers."""
+    doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": 5}],
+           "creatures": [{"id": "a", "controller": "ap", "power": 1, "toughness": 3,
+                          "keywords": ["double strike"], "attacking": "dp"}]
+           + [{"id": f"b{j}", "controller": "dp", "power": 0, "toughness": 1,
+               "blocking": ["a"]} for j in range(16)],
+           "step": "first_strike"}
+    combat = Combat.from_json(doc)
+    assert numbers.numeric_plan(combat, PLAN_TERMS, planning.MAX_PLAN_SIZE) is None
+    assert tuple(plan_combat(combat).objective.values()) == brute_plan.plan_value(doc)

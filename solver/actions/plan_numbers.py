@@ -59,6 +59,9 @@ defending player life between the steps: the general way)."""
 MAX_PART_LINES = 20_000
 """The most splits of one attacker in a step (counted generously) the numbers' path takes
 on; one with more goes the general way, whose search obeys a deadline line by line."""
+MAX_PART_WORK = 16 * MAX_PART_LINES
+"""The most sets of blockers to kill one part's regular steps are read over (at most one
+regular step for each first-strike split, over every set of its blockers)."""
 MAX_COMBINATIONS = 20_000
 """The most combinations of the parts' lines scored at once."""
 
@@ -542,7 +545,10 @@ def numeric_plan(combat: Combat, terms: Sequence[str], max_size: int,
     if size_bound(combat, parts) > max_size:
         return None
     for part in parts:
-        if part.bound() > MAX_PART_LINES:
+        # The regular step is read once a state the first step leaves, over the sets of
+        # blockers the attacker may kill.
+        states = part.bound() if part.first else 1
+        if part.bound() > MAX_PART_LINES or states << len(part.blockers) > MAX_PART_WORK:
             return None
 
     def check() -> None:
@@ -667,5 +673,5 @@ def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None
 
 
 __all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "DECLARATION_KEYWORDS", "MAX_COMBINATIONS",
-           "MAX_PART_LINES", "NumericPlan", "compositions", "numeric_plan",
+           "MAX_PART_LINES", "MAX_PART_WORK", "NumericPlan", "compositions", "numeric_plan",
            "regular_combat", "size_bound"]
