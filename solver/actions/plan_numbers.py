@@ -662,7 +662,7 @@ def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None
         blocked = c.blocked
         if c.attacking is not None and combat.is_blocked(c) and all(
                 b in died for b in combat.blockers_of(c.id)):
-            blocked = True  # 509.1h
+            blocked = True  # its blockers are gone: it stays blocked
         creatures.append(Creature(c.id, c.controller, c.power, c.toughness,
                                   c.damage + damage.get(c.id, 0), c.value, c.keywords,
                                   c.attacking, blocked,
