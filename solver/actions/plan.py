@@ -361,7 +361,11 @@ def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
     best split fully examined (its value is guaranteed). Stopped before any split is
     fully examined, it goes on for at most :data:`PROVING_LEAVES` lines in all to prove
     the first one, and past them refuses the combat (:class:`InputError` naming its
-    size): a value it has not proved is never given."""
+    size): a value it has not proved is never given.
+
+    A combat whose blockers each block one attacker is planned on numbers
+    (:mod:`.plan_numbers`: the same value and line) unless a budget of lines is given or
+    the search is stopped before that is done; every other combat by the search here."""
     if max_leaves is None:
         # A budget of lines counts the general search's lines: only that search obeys it.
         def stopped() -> bool:
