@@ -25,6 +25,7 @@ from typing import Literal
 from trample.models.document.combat import Combat, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
+from trample.solver.actions.plan_numbers import numeric_plan, regular_combat
 from trample.solver.actions.union import census_of
 from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
@@ -360,7 +361,22 @@ def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
     best split fully examined (its value is guaranteed). Stopped before any split is
     fully examined, it goes on for at most :data:`PROVING_LEAVES` lines in all to prove
     the first one, and past them refuses the combat (:class:`InputError` naming its
-    size): a value it has not proved is never given."""
+    size): a value it has not proved is never given.
+
+    A combat whose blockers each block one attacker is planned on numbers
+    (:mod:`.plan_numbers`: the same value and line) unless a budget of lines is given or
+    the search is stopped before that is done; every other combat by the search here."""
+    if max_leaves is None:
+        # A budget of lines counts the general search's lines: only that search obeys it.
+        def stopped() -> bool:
+            return (cancel is not None and cancel.is_set()) \
+                or (deadline is not None and time.monotonic() > deadline)
+
+        quick = numeric_plan(combat, terms, max_size, stopped)
+        if quick is not None:
+            return Plan("optimal", dict(zip(terms, quick.value, strict=True)),
+                        quick.first_strike, quick.blockers_first_strike,
+                        quick.attackers_regular, quick.blockers_regular, quick.leaves)
     size = plan_size(combat)
     if size > max_size:
         raise InputError("combat", f"too large to plan exactly: the four choices have "
@@ -388,7 +404,11 @@ def guarantee(combat: Combat, first_strike: Amounts,
 
 def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> Combat:
     """The regular step's combat after the two first-strike splits (both legal)."""
-    after = deal_step(combat, {**attackers, **blockers}).after
+    both = {**attackers, **blockers}
+    quick = regular_combat(combat, both)
+    if quick is not None:
+        return quick
+    after = deal_step(combat, both).after
     assert after is not None
     return after
 

@@ -1,0 +1,677 @@
+"""``plan`` on numbers: combats whose defending creatures each block one attacker.
+
+Then every defending creature's split is forced in both steps (it gives all its damage to
+the one attacker it blocks, 510.1d), so the minimax of :mod:`.plan` is a maximum over the
+attackers' two splits, and each attacker with its blockers is a part of its own: what one
+part does changes another only through the defending player's life. A part's line (its
+first-strike split, then its regular split on what remains) is dealt on plain integers
+(power, toughness, marked damage, deathtouch, indestructible), and it adds four numbers
+to the whole combat: the damage dealt to the defending player, the value of the blockers
+that die, the value of the attacker if it dies, and the life its lifelink gains. Every
+term ``plan`` scores is a function of the four sums; a part's line no better on any of
+them than another of the same part is dropped (it cannot make the combat better), and
+the parts' remaining lines are combined.
+
+The answer is the one :class:`.plan._Search` gives: its value, and the first split of
+each choice, in the order the legal space enumerates them (:func:`.plan.splits`: the
+attackers in document order, the first varying slowest; an attacker's split over its
+blockers in document order, most to the first; a trampler's splits that give the player
+damage after those that give it none), whose value is that of the combat.
+
+:func:`numeric_plan` declines (None) what it does not implement, which then goes the
+general way: planeswalkers, battles, prevention, multipliers, loss thresholds, more than
+one defending player, a creature neither attacking nor blocking, a blocker on two
+attackers, keywords beyond first strike, double strike, trample, deathtouch,
+indestructible, an attacker's lifelink and those of declarations alone (flying, reach,
+...), the effects of combat/1 §10, and combats whose lines are too many for a quick
+answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from math import comb
+
+from trample.models.document.assignment import Pair
+from trample.models.document.combat import NO_EFFECTS, Combat, Creature, Player
+from trample.models.document.keywords import (
+    DEATHTOUCH,
+    DOUBLE_STRIKE,
+    FIRST_STRIKE,
+    INDESTRUCTIBLE,
+    TRAMPLE,
+)
+from trample.models.document.outcomes import LIFELINK, POISON_TO_LOSE
+from trample.solver.rules.assignment import Amounts
+
+DECLARATION_KEYWORDS = frozenset({"flying", "reach", "menace", "shadow", "horsemanship",
+                                  "haste", "defender", "vigilance"})
+"""Keywords that decide only which attacks and blocks are legal
+(``trample.models.game.declarations``), never what combat damage does."""
+ATTACKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, TRAMPLE, DEATHTOUCH,
+                               INDESTRUCTIBLE, LIFELINK}) | DECLARATION_KEYWORDS
+"""The keywords an attacking creature may have for the numbers' path."""
+BLOCKER_KEYWORDS = frozenset({FIRST_STRIKE, DOUBLE_STRIKE, DEATHTOUCH, INDESTRUCTIBLE}) \
+    | DECLARATION_KEYWORDS
+"""The keywords a blocking creature may have (a blocker's lifelink would give the
+defending player life between the steps: the general way)."""
+
+MAX_PART_LINES = 20_000
+"""The most splits of one attacker in a step (counted generously) the numbers' path takes
+on; one with more goes the general way, whose search obeys a deadline line by line."""
+MAX_PART_WORK = 16 * MAX_PART_LINES
+"""The most sets of blockers to kill one part's regular steps are read over (at most one
+regular step for each first-strike split, over every set of its blockers)."""
+MAX_COMBINATIONS = 20_000
+"""The most combinations of the parts' lines scored at once."""
+
+Option = tuple[int, int, int, int]
+"""What a part's line adds to the combat: damage to the defending player, value of the
+blockers that die, value of the attacker if it dies, life gained by its lifelink."""
+Split = tuple[tuple[int, ...], int]
+"""A part's split in one step: the amounts to its living blockers, in document order, and
+to the player."""
+Blocker = tuple[str, int, int, int, bool, bool, bool, bool, int]
+"""id, power, toughness, marked damage, deals first-strike damage, deals regular damage,
+deathtouch, indestructible, value."""
+State = tuple[tuple[int, int], ...]
+"""A part's living blockers after a step: (index among its blockers, marked damage)."""
+
+_COMPOSITIONS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+
+
+class _Stopped(Exception):
+    """A deadline or a cancel came while the numbers were being worked out."""
+
+
+def compositions(total: int, count: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to write ``total`` as ``count`` amounts of 0 or more, in decreasing
+    lexicographic order (the most to the first)."""
+    key = (total, count)
+    found = _COMPOSITIONS.get(key)
+    if found is None:
+        if count == 1:
+            found = ((total,),)
+        else:
+            found = tuple((first, *rest) for first in range(total, -1, -1)
+                          for rest in compositions(total - first, count - 1))
+        if total <= 16 and count <= 5:
+            _COMPOSITIONS[key] = found  # at most 85 lists of at most 4,845 each
+    return found
+
+
+class _Part:
+    """An attacking creature and the creatures blocking it."""
+
+    __slots__ = ("blocked", "blockers", "damage", "deathtouch", "first", "id", "indestructible",
+                 "lifelink", "power", "regular", "target", "toughness", "trample", "value")
+
+    def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
+                 first_step: bool) -> None:
+        keywords = attacker.keywords
+        self.id = attacker.id
+        self.target = attacker.attacking or ""
+        self.power = attacker.power
+        self.toughness = attacker.toughness
+        self.damage = attacker.damage
+        self.value = attacker.value
+        self.deathtouch = DEATHTOUCH in keywords
+        self.trample = TRAMPLE in keywords
+        self.lifelink = LIFELINK in keywords
+        self.indestructible = INDESTRUCTIBLE in keywords
+        strikes_first = FIRST_STRIKE in keywords or DOUBLE_STRIKE in keywords
+        self.first = first_step and strikes_first and attacker.power > 0
+        self.regular = (DOUBLE_STRIKE in keywords or FIRST_STRIKE not in keywords) \
+            and attacker.power > 0
+        self.blockers = blockers
+        self.blocked = blocked
+
+    def splits(self, alive: State) -> list[Split] | None:
+        """The attacker's legal splits over ``alive`` (None: it assigns nothing)."""
+        power = self.power
+        if not self.blocked:
+            return [((), power)]
+        if not alive:
+            # 702.19e: a trampler whose blockers are all gone assigns all to the player.
+            return [((), power)] if self.trample else None
+        out: list[Split] = [(x, 0) for x in compositions(power, len(alive))]
+        if self.trample:
+            # 702.19b: the player gets damage once each blocker is lethally assigned.
+            needs = []
+            for index, marked in alive:
+                left = self.blockers[index][2] - marked
+                needs.append(0 if left <= 0 else 1 if self.deathtouch else left)
+            spare = power - sum(needs)
+            if spare >= 1:
+                for extra in compositions(spare - 1, len(needs) + 1):
+                    out.append((tuple(n + e for n, e in zip(needs, extra[:-1], strict=True)),
+                                extra[-1] + 1))
+        return out
+
+    def count(self, targets: int) -> int:
+        """At least the number of ways its power goes to ``targets`` recipients."""
+        return comb(self.power + targets - 1, targets - 1) if targets > 0 else 1
+
+    def bound(self) -> int:
+        """At least the number of its legal splits in a step with every blocker alive."""
+        if not self.blocked:
+            return 1
+        return self.count(len(self.blockers) + (1 if self.trample else 0))
+
+    def last_outcomes(self, alive: State, marked: int) -> list[Option]:
+        """What the regular step can add, as the last step, over every split of the
+        attacker (without listing them): the damage to the player, the value of the
+        blockers killed, the attacker's value if it dies, the life gained. Those that
+        kill the same blockers and deal the same damage to the player are one."""
+        # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
+        # killed must land where it kills nothing else: on a blocker killed or one that
+        # cannot die (no limit), else below each other blocker's lethal damage.
+        optional: list[tuple[int, int]] = []
+        sink = False
+        base = received = lethal = 0
+        touched = False
+        blockers = self.blockers
+        for index, already in alive:
+            _, strength, toughness, _, _, deals, deathtouch, indestructible, worth = \
+                blockers[index]
+            if deals and strength > 0:
+                received += strength
+                touched = touched or deathtouch
+            left = toughness - already
+            if left > 0:
+                lethal += 1 if self.deathtouch else left
+            if indestructible:
+                sink = True
+            elif left <= 0:
+                sink = True
+                base += worth  # dies whatever it is dealt
+            else:
+                optional.append((1 if self.deathtouch else left, worth))
+        died = not self.indestructible and (marked + received >= self.toughness or touched)
+        lost = self.value if died else 0
+        power = self.power
+        gained = power if self.lifelink else 0
+        if not self.regular or (self.blocked and not alive and not self.trample):
+            return [(0, base, lost, 0)]  # it assigns nothing
+        if not alive:
+            return [(power, base, lost, gained)]  # unblocked, or 702.19e
+        out: list[Option] = []
+        count = len(optional)
+        for mask in range(1 << count):
+            cost = killed = room = 0
+            for j in range(count):
+                need, worth = optional[j]
+                if mask >> j & 1:
+                    cost += need
+                    killed += worth
+                else:
+                    room += need - 1
+            if cost > power:
+                continue
+            if mask or sink or power - cost <= room:
+                out.append((0, base + killed, lost, gained))
+        if self.trample and power - lethal >= 1:
+            # 702.19b: damage to the player once every blocker is lethally assigned (each
+            # it can kill is then killed); the most is the best of those lines.
+            out.append((power - lethal, base + sum(w for _, w in optional), lost, gained))
+        return out
+
+    def step(self, alive: State, marked: int, split: Split | None, first: bool
+             ) -> tuple[State, int, bool, int, int, int]:
+        """Deal one step: the blockers left, the attacker's marked damage, whether it
+        died, and the damage to the player, value of blockers killed and life gained."""
+        amounts = split[0] if split is not None else ()
+        deathtouch = self.deathtouch
+        left: list[tuple[int, int]] = []
+        killed = 0
+        received = 0
+        touched = False
+        for k, (index, already) in enumerate(alive):
+            _, power, toughness, _, deals_first, deals_regular, has_deathtouch, \
+                indestructible, value = self.blockers[index]
+            if power > 0 and (deals_first if first else deals_regular):
+                received += power
+                touched = touched or has_deathtouch
+            dealt = amounts[k] if amounts else 0
+            total = already + dealt
+            if not indestructible and (total >= toughness or (deathtouch and dealt > 0)):
+                killed += value
+            else:
+                left.append((index, total))
+        marked += received
+        died = not self.indestructible and (marked >= self.toughness or touched)
+        player = split[1] if split is not None else 0
+        gained = self.power if split is not None and self.lifelink else 0
+        return tuple(left), marked, died, player, killed, gained
+
+
+def _parts(combat: Combat) -> tuple[list[_Part], str] | None:
+    """The combat's parts and its defending player, or None when the numbers' path does
+    not take it (worked out once a combat)."""
+    memo = combat.memo
+    if "plan_numbers" not in memo:
+        memo["plan_numbers"] = _read_parts(combat)
+    found: tuple[list[_Part], str] | None = memo["plan_numbers"]
+    return found
+
+
+def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
+    if combat.planeswalkers or combat.battles or combat.prevention or combat.multipliers \
+            or combat.loss_thresholds or len(combat.players) != 2 \
+            or combat.step not in ("first_strike", "regular"):
+        return None
+    defending = [p.id for p in combat.players if p.id != combat.active_player]
+    if len(defending) != 1:
+        return None
+    player = defending[0]
+    first_step = combat.step == "first_strike"
+    attackers: list[Creature] = []
+    blocks: dict[str, list[Blocker]] = {}
+    for c in combat.creatures:
+        if c.effects is not NO_EFFECTS or c.toxic or c.toughness <= 0:
+            return None
+        if c.attacking is not None:
+            if c.blocking or c.attacking != player or c.controller != combat.active_player \
+                    or not c.keywords <= ATTACKER_KEYWORDS:
+                return None
+            attackers.append(c)
+            blocks.setdefault(c.id, [])
+        elif len(c.blocking) == 1 and c.controller == player \
+                and c.keywords <= BLOCKER_KEYWORDS:
+            strikes_first = FIRST_STRIKE in c.keywords or DOUBLE_STRIKE in c.keywords
+            blocks.setdefault(c.blocking[0], []).append((
+                c.id, c.power, c.toughness, c.damage, first_step and strikes_first,
+                DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords,
+                DEATHTOUCH in c.keywords, INDESTRUCTIBLE in c.keywords, c.value))
+        else:
+            return None
+    if len(blocks) != len(attackers):
+        return None  # a creature blocks something that is not an attacker
+    parts = [_Part(a, tuple(blocks[a.id]), combat.is_blocked(a), first_step)
+             for a in attackers]
+    return parts, player
+
+
+def size_bound(combat: Combat, parts: Sequence[_Part]) -> int:
+    """At least :func:`.plan.plan_size` of a combat the numbers' path takes: the defenders'
+    splits are forced, and an attacker's are among the ways of dividing its power."""
+    size = 1
+    for part in parts:
+        bound = part.bound()
+        if combat.step == "first_strike" and part.first:
+            size *= bound
+        if part.regular:
+            size *= bound
+    return size
+
+
+class _Lines:
+    """A part's lines: its first-strike splits, what each leaves, and the best numbers of
+    the regular step after each (its regular splits are listed only for the one the
+    answer names)."""
+
+    def __init__(self, part: _Part, first_step: bool, check: Callable[[], None]) -> None:
+        self.part = part
+        start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
+        self.start = start
+        first_splits = part.splits(start) if part.first else None
+        self.first: list[Split | None] = list(first_splits) if first_splits else [None]
+        self.after: list[tuple[State, int, int]] = []
+        """For each first-strike split: the blockers left, the damage to the player and
+        the value of the blockers killed."""
+        self.line_of: list[int] = []
+        """For each first-strike split: which of :attr:`lines` follow it."""
+        self.lines: list[list[Option]] = []
+        """The numbers of the whole part's lines after a first-strike split, once for
+        each different thing the first step does."""
+        value = part.value
+        if first_step:
+            # The attacker's damage taken, and so its death, do not depend on its split.
+            _, marked, died, _, _, _ = part.step(start, part.damage, None, True)
+        else:
+            marked, died = part.damage, False
+        lost = value if died else 0
+        gained = part.power if part.lifelink and self.first[0] is not None else 0
+        self.marked, self.died, self.lost, self.gained = marked, died, lost, gained
+        """The attacker's marked damage after the first step, whether it died, its value
+        if so, and the life its lifelink gained: the same whatever its split."""
+        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
+        blockers = part.blockers
+        limits: list[tuple[int, int, int, int]] = []
+        for index, already in start:
+            b = blockers[index]
+            left = b[2] - already
+            never = b[7] or not first_step
+            limits.append((index, already, 1 << 30 if never else min(1, left)
+                           if part.deathtouch else left, b[8]))
+        nothing = (0,) * len(start)
+        regular: dict[State, list[Option]] = {}
+        seen: dict[tuple[State, int, int], int] = {}
+        for count, split in enumerate(self.first):
+            if not count & 63:
+                check()
+            amounts, player = (nothing, 0) if split is None else split
+            alive: list[tuple[int, int]] = []
+            killed = 0
+            for (index, already, threshold, worth), n in zip(limits, amounts, strict=True):
+                if n >= threshold:
+                    killed += worth
+                else:
+                    alive.append((index, already + n))
+            state = tuple(alive)
+            key = (state, player, killed)
+            self.after.append(key)
+            known = seen.get(key)
+            if known is None:
+                known = seen[key] = len(self.lines)
+                if died:
+                    self.lines.append([(player, killed, value, gained)])
+                else:
+                    outcomes = regular.get(state)
+                    if outcomes is None:
+                        outcomes = regular[state] = part.last_outcomes(state, marked)
+                    self.lines.append([(player + p2, killed + k2, l2, gained + g2)
+                                       for p2, k2, l2, g2 in outcomes])
+            self.line_of.append(known)
+
+    def front(self, k: int) -> list[Option]:
+        """The numbers of the lines after first-strike split ``k`` that no other beats on
+        every number."""
+        return _front(self.lines[self.line_of[k]])
+
+    def best(self) -> list[Option]:
+        """The numbers of the part's lines that no other beats on every number."""
+        if len(self.lines) == 1:
+            return _front(self.lines[0])
+        return _front([o for options in self.lines for o in options])
+
+    def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
+        """The regular splits after first-strike split ``k``, in order, with the whole
+        part's numbers."""
+        alive, player, killed = self.after[k]
+        marked, lost, gained = self.marked, self.lost, self.gained
+        if self.died:
+            yield None, (player, killed, lost, gained)
+            return
+        part = self.part
+        listed: list[Split | None] = list(part.splits(alive) or ()) if part.regular else []
+        for s in listed or [None]:
+            _, _, d2, p2, k2, g2 = part.step(alive, marked, s, False)
+            yield s, (player + p2, killed + k2, part.value if d2 else 0, gained + g2)
+
+
+def _front(options: Sequence[Option]) -> list[Option]:
+    """The options no other is at least as good as on every number (more damage to the
+    player, more blockers' value killed, less attacker's value lost, more life gained),
+    each once."""
+    if len(options) == 1:
+        return list(options)
+    # In this order an option comes after every option at least as good.
+    unique = sorted(set(options), key=_better_first)
+    kept: list[Option] = []
+    for o in unique:
+        beaten = False
+        for k in kept:
+            if k[0] >= o[0] and k[1] >= o[1] and k[2] <= o[2] and k[3] >= o[3]:
+                beaten = True
+                break
+        if not beaten:
+            kept.append(o)
+    return kept
+
+
+def _better_first(o: Option) -> tuple[int, int, int, int]:
+    return (-o[0], -o[1], o[2], -o[3])
+
+
+_SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
+          "life_gain": 5}
+
+
+class _Scoring:
+    """The terms of ``plan`` from the four sums of the parts' numbers."""
+
+    def __init__(self, combat: Combat, player: str, parts: Sequence[_Part],
+                 terms: Sequence[str]) -> None:
+        defending = next(p for p in combat.players if p.id == player)
+        self.life = defending.life
+        self.poisoned = defending.poison >= POISON_TO_LOSE
+        self.worth = sum(p.value for p in parts)
+        self.slots = tuple(_SLOTS.get(t, 6) for t in terms)
+        """Where each term is among :meth:`vector`'s numbers (6: a term that is 0 on
+        these combats: planeswalker_deaths, battle_deaths, poison, loyalty_loss,
+        defense_loss)."""
+        self.scored = 0
+
+    def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
+        """The value of a combat whose parts' lines add up to these numbers."""
+        numbers = (1 if self.poisoned or self.life - damage <= 0 else 0, killed,
+                   self.worth - lost, killed - lost, damage, gained, 0)
+        return tuple([numbers[i] for i in self.slots])
+
+    def sums(self, choices: Sequence[Sequence[Option]]) -> list[Option]:
+        """The sums of one line of each part, among ``choices``, that no other sum beats
+        on every number (adding the same line to two sums keeps which is better)."""
+        totals: list[Option] = [(0, 0, 0, 0)]
+        for options in choices:
+            if len(options) == 1:
+                o = options[0]
+                totals = [(t[0] + o[0], t[1] + o[1], t[2] + o[2], t[3] + o[3]) for t in totals]
+                continue
+            self.scored += len(totals) * len(options)
+            totals = _front([(t[0] + o[0], t[1] + o[1], t[2] + o[2], t[3] + o[3])
+                             for t in totals for o in options])
+        return totals
+
+    def best(self, choices: Sequence[Sequence[Option]]) -> tuple[int, ...]:
+        """The best value of one line of each part, among ``choices``."""
+        best: tuple[int, ...] | None = None
+        for t in self.sums(choices):
+            v = self.vector(t[0], t[1], t[2], t[3])
+            if best is None or v > best:
+                best = v
+        assert best is not None
+        return best
+
+    def best_with(self, option: Option, others: Sequence[Option]) -> tuple[int, ...]:
+        """The best value of ``option`` with one of ``others`` (sums of the other
+        parts' lines)."""
+        self.scored += len(others)
+        d, k, lost, g = option
+        best: tuple[int, ...] | None = None
+        for t in others:
+            v = self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
+            if best is None or v > best:
+                best = v
+        assert best is not None
+        return best
+
+
+def _amounts(part: _Part, alive: State, split: Split | None, player: str) -> Amounts:
+    out: Amounts = {}
+    if split is None:
+        return out
+    amounts, to_player = split
+    for (index, _), n in zip(alive, amounts, strict=True):
+        if n > 0:
+            out[(part.id, part.blockers[index][0])] = n
+    if to_player > 0:
+        out[(part.id, player)] = to_player
+    return out
+
+
+def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
+             living: Sequence[bool], first: bool) -> Amounts:
+    """The defending creatures' forced split in one step (in document order)."""
+    dealing: dict[str, str] = {}
+    for part, left, lives in zip(parts, alive, living, strict=True):
+        if not lives:
+            continue
+        for index, _ in left:
+            b = part.blockers[index]
+            if b[1] > 0 and (b[4] if first else b[5]):
+                dealing[b[0]] = part.id
+    return {(c.id, dealing[c.id]): c.power for c in combat.creatures if c.id in dealing}
+
+
+class NumericPlan:
+    """The answer of the numbers' path: the value, the four splits and the work done."""
+
+    __slots__ = ("attackers_regular", "blockers_first_strike", "blockers_regular",
+                 "first_strike", "leaves", "value")
+
+    def __init__(self, value: tuple[int, ...], first_strike: Amounts,
+                 blockers_first_strike: Amounts, attackers_regular: Amounts,
+                 blockers_regular: Amounts, leaves: int) -> None:
+        self.value = value
+        self.first_strike = first_strike
+        self.blockers_first_strike = blockers_first_strike
+        self.attackers_regular = attackers_regular
+        self.blockers_regular = blockers_regular
+        self.leaves = leaves
+        """Parts' lines dealt and combinations of them scored."""
+
+
+def numeric_plan(combat: Combat, terms: Sequence[str], max_size: int,
+                 stopped: Callable[[], bool] | None = None) -> NumericPlan | None:
+    """``plan`` of ``combat`` on numbers, or None when the numbers' path does not take
+    it (or ``stopped`` says stop before it is done: the general way then answers as a
+    stopped search does). A combat whose size bound exceeds ``max_size`` is declined too:
+    the general way counts it exactly and refuses it or plans it."""
+    found = _parts(combat)
+    if found is None:
+        return None
+    parts, player = found
+    if size_bound(combat, parts) > max_size:
+        return None
+    for part in parts:
+        # The regular step is read once a state the first step leaves, over the sets of
+        # blockers the attacker may kill.
+        states = part.bound() if part.first else 1
+        if part.bound() > MAX_PART_LINES or states << len(part.blockers) > MAX_PART_WORK:
+            return None
+
+    def check() -> None:
+        if stopped is not None and stopped():
+            raise _Stopped
+
+    try:
+        return _solve(combat, parts, player, terms, check)
+    except _Stopped:
+        return None
+
+
+def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str],
+           check: Callable[[], None]) -> NumericPlan | None:
+    first_step = combat.step == "first_strike"
+    lines = [_Lines(p, first_step, check) for p in parts]
+    dealt = sum(len(line.first) for line in lines)
+    everything = [line.best() for line in lines]
+    combos = 1
+    for f in everything:
+        combos *= len(f)
+    if combos > MAX_COMBINATIONS:
+        return None
+    scoring = _Scoring(combat, player, parts, terms)
+    value = scoring.best(everything)
+    # The first split of each part, the first part slowest, whose best is the value: the
+    # first whose lines include one that reaches it with the others' best.
+    chosen: list[int] = []
+    fixed: list[list[Option]] = []
+    for i, line in enumerate(lines):
+        if len(line.lines) == 1:
+            chosen.append(0)
+            fixed.append(everything[i])
+            continue
+        others = scoring.sums([*fixed, *everything[i + 1:]])
+        reaching: dict[Option, bool] = {}
+        missed: set[int] = set()
+        for k, known in enumerate(line.line_of):
+            if known in missed:
+                continue
+            check()
+            for o in line.lines[known]:
+                hit = reaching.get(o)
+                if hit is None:
+                    hit = reaching[o] = scoring.best_with(o, others) == value
+                if hit:
+                    break
+            else:
+                missed.add(known)
+                continue
+            chosen.append(k)
+            fixed.append(line.front(k))
+            break
+        assert len(chosen) == i + 1
+    # Then the first regular split of each, likewise.
+    picked: list[tuple[Split | None, Option]] = []
+    for i, line in enumerate(lines):
+        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
+        for second in line.seconds(chosen[i]):
+            dealt += 1
+            if scoring.best_with(second[1], others) == value:
+                picked.append(second)
+                break
+        assert len(picked) == i + 1
+    alive = [line.after[k][0] for line, k in zip(lines, chosen, strict=True)]
+    living = [not line.died for line in lines]
+    a1: Amounts = {}
+    a2: Amounts = {}
+    for part, line, k, state, second in zip(parts, lines, chosen, alive, picked, strict=True):
+        a1.update(_amounts(part, line.start, line.first[k], player))
+        a2.update(_amounts(part, state, second[0], player))
+    b2 = _replies(combat, parts, alive, living, False)
+    if first_step:
+        b1 = _replies(combat, parts, [line.start for line in lines], [True] * len(parts),
+                      True)
+        return NumericPlan(value, a1, b1, a2, b2, dealt + scoring.scored)
+    return NumericPlan(value, {}, {}, a2, b2, dealt + scoring.scored)
+
+
+def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None:
+    """The regular step's combat after the first-strike ``amounts`` (both sides', legal)
+    of a combat the numbers' path takes, as :func:`~trample.models.document.outcomes.
+    deal_step` builds it (there are no counters, planeswalkers, battles, effects or loss
+    thresholds to carry over); None for another combat."""
+    if _parts(combat) is None:
+        return None
+    damage: dict[str, int] = {}
+    touched: set[str] = set()
+    life = {p.id: p.life for p in combat.players}
+    for (source_id, target), n in amounts.items():
+        if n <= 0:
+            continue
+        source = combat.creature(source_id)
+        if target in life:
+            life[target] -= n
+        else:
+            damage[target] = damage.get(target, 0) + n
+            if DEATHTOUCH in source.keywords:
+                touched.add(target)
+        if LIFELINK in source.keywords:
+            life[source.controller] += n
+    died: set[str] = set()
+    for c in combat.creatures:
+        marked = c.damage + damage.get(c.id, 0)
+        if INDESTRUCTIBLE not in c.keywords and (marked >= c.toughness or c.id in touched):
+            died.add(c.id)
+    creatures = []
+    for c in combat.creatures:
+        if c.id in died:
+            continue
+        blocked = c.blocked
+        if c.attacking is not None and combat.is_blocked(c) and all(
+                b in died for b in combat.blockers_of(c.id)):
+            blocked = True  # its blockers are gone: it stays blocked
+        creatures.append(Creature(c.id, c.controller, c.power, c.toughness,
+                                  c.damage + damage.get(c.id, 0), c.value, c.keywords,
+                                  c.attacking, blocked,
+                                  tuple(a for a in c.blocking if a not in died), c.name,
+                                  c.toxic, c.effects))
+    players = tuple(Player(p.id, life[p.id], p.name, p.poison) for p in combat.players)
+    return Combat(combat.active_player, players, tuple(creatures), (), (), "regular")
+
+
+__all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "DECLARATION_KEYWORDS", "MAX_COMBINATIONS",
+           "MAX_PART_LINES", "MAX_PART_WORK", "NumericPlan", "compositions", "numeric_plan",
+           "regular_combat", "size_bound"]
