@@ -198,6 +198,8 @@ class SetFloors:
                 self.watch()
             now = np.full_like(after, _INF)
             for gang, play in zip(unit.gangs, unit.plays, strict=True):
+                if self.watch is not None:
+                    self.watch()
                 self._least(now, after, self._sup(gang), gang, add(play), shift(play))
             if unit.big is not None:
                 self._big(now, after, unit, add, shift)
@@ -224,6 +226,8 @@ class SetFloors:
         for _ in range(unit.big or 0):
             fewer = np.full_like(taken, _INF)
             for bit in bits:
+                if self.watch is not None:
+                    self.watch()
                 share = shares.get(bit, nothing)
                 self._least(fewer, taken, self._sup(bit), bit, add(share), shift(share))
             fewer[fewer >= FAR] = _INF
