@@ -11,7 +11,11 @@ bound): a unit whose gangs are all given has its part's profile
 that could block it). As no blocker blocks two attackers, the free blockers are also
 shared out among the open units: those that too few free blockers are left to block all
 count their unblocked play, and each unit's floor by the number of blockers it gets is
-summed over the ways to give them no more than the free ones in all. The attackers' best
+summed over the ways to give them no more than the free ones in all. A third floor knows
+which blockers are free (:mod:`~trample.solver.blocks.set_floor`): the least, over every
+way to give the open units disjoint gangs of the free blockers, of their quick plays
+added up, and of those in which the defending player does not lose when the best
+declaration found does not; it judges all of a unit's gangs at once. The attackers' best
 over the given profiles and the floors
 (:func:`~trample.solver.blocks.value.combine`) is then at most the value of every
 declaration below, so a branch whose floor is already worse for the defenders than the
@@ -39,6 +43,9 @@ from itertools import combinations, product
 from math import comb
 from operator import or_
 
+import numpy as np
+import numpy.typing as npt
+
 from trample.models.document.board import Board
 from trample.models.document.errors import InputError
 from trample.models.game.declarations import (
@@ -49,6 +56,13 @@ from trample.models.game.declarations import (
     declaration_vector,
 )
 from trample.solver.blocks.outcome import Outcome, Players, Profile, Vector
+from trample.solver.blocks.set_floor import (
+    FAR,
+    MAX_SET_BLOCKERS,
+    SetFloors,
+    UnitPlays,
+    listed_size,
+)
 from trample.solver.blocks.space import Program, most_obeyed, program
 from trample.solver.blocks.value import (
     Evaluation,
@@ -271,6 +285,11 @@ class _Gangs:
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
+        self.unit_rows: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
+        """Per unit, :meth:`_gang_rows`."""
+        self.sets: SetFloors | bool | None = False
+        """:meth:`_set_floor`'s tables (False: not yet worked out; None: not worked out
+        for this board)."""
 
     def _threat(self, unit: Sequence[str]) -> tuple[int, int, int]:
         combat = self.board.combat
@@ -289,28 +308,38 @@ class _Gangs:
         """One outcome no better for the attackers than any play of the unit's part,
         whatever gangs it gets: each term at its least, a player's life lost at least
         minus all the lifelink that could block the unit."""
+        base, shares = self._floor_shares(unit)
+        return _sum_outcomes([base, *shares.values()], len(self.ev.opponents),
+                             len(self.ev.rest))
+
+    def _floor_shares(self, unit: Sequence[str]) -> tuple[Outcome, dict[str, Outcome]]:
+        """:meth:`_floor` as the attackers' share and each blocker's that may block the
+        unit: the floor of the part with a gang is the attackers' share plus those of
+        the gang's blockers (a blocker's: its value if it is negative, on ``deaths`` and
+        ``trade``; the life its lifelink may gain its controller, on the life lost)."""
         combat = self.board.combat
         ev = self.ev
         able = [combat.creature(b) for b in self.blockers
                 if any(a in self.rules.choices_of[b] for a in unit)]
         attackers = [combat.creature(a) for a in unit]
-        players = []
-        for p in ev.opponents:
-            gain = sum(2 * max(c.power, c.toughness, 0) * most_factor(combat, c.id)
-                       for c in able if c.controller == p and c.has("lifelink"))
-            players.append((-gain, -gain, 0, False))
-        floor = []
-        for term in ev.rest:
-            if term == "trade":
-                floor.append(sum(min(c.value, 0) for c in able)
-                             - sum(max(c.value, 0) for c in attackers))
-            elif term == "deaths":
-                floor.append(sum(min(c.value, 0) for c in able))
-            elif term == "survivals":
-                floor.append(sum(min(c.value, 0) for c in attackers))
-            else:  # the others count damage, counters, life and deaths: never below 0
-                floor.append(0)
-        return Outcome(tuple(players), tuple(floor), ({}, {}, {}, {}))
+        base = Outcome(tuple((0, 0, 0, False) for _ in ev.opponents),
+                       tuple(-sum(max(c.value, 0) for c in attackers) if term == "trade"
+                             else sum(min(c.value, 0) for c in attackers)
+                             if term == "survivals" else 0 for term in ev.rest),
+                       ({}, {}, {}, {}))
+        shares = {}
+        for c in able:
+            # Lifelink gains what the blocker deals: its damage (510.1a), in one step or,
+            # with double strike, two (510.4), each multiplied at most so much.
+            steps = 2 if c.has("double strike") else 1
+            gain = steps * max(c.amount, 0) * most_factor(combat, c.id) \
+                if c.has("lifelink") else 0
+            players = tuple((-gain, -gain, 0, False) if c.controller == p else (0, 0, 0, False)
+                            for p in ev.opponents)
+            shares[c.id] = Outcome(players, tuple(min(c.value, 0) if term in ("trade", "deaths")
+                                                  else 0 for term in ev.rest),
+                                   ({}, {}, {}, {}))
+        return base, shares
 
     def _tables(self, u: int) -> _Floors | None:
         """A unit's floor for every set of free blockers: over each gang it may get from
@@ -460,6 +489,143 @@ class _Gangs:
         tables.reverse()
         return tables
 
+    def _set_floor(self, u: int, free: int) -> Outcome | None:
+        """What the units from ``u`` on count for with exactly the blockers of ``free``
+        left (:mod:`.set_floor`): worked out when first asked, for a board of at most
+        :data:`MAX_SET_BLOCKERS` blockers."""
+        if self.sets is False:
+            if self.best.value is None or len(self.blockers) > MAX_SET_BLOCKERS:
+                return None
+            totals = self.totals
+            life = len(totals.players) == 1 and totals.losses_at == 0
+            self.sets = SetFloors([self._unit_plays(v) for v in range(len(self.units))],
+                                  len(self.blockers), len(self.ev.opponents),
+                                  len(self.ev.rest), self.watch.check, life)
+        if not isinstance(self.sets, SetFloors):
+            return None
+        return self.sets.floor(u, free & self.rest_able[u])
+
+    def _loses_or_worse(self, u: int, free: int, table: Table) -> bool:
+        """Whether, the best found not losing, every way the units from ``u`` on may play
+        their quick plays either makes the defending player lose or is worse than the
+        best found (:meth:`SetFloors.life_code`): then so is every declaration below."""
+        sets, best = self.sets, self.best.value
+        if not isinstance(sets, SetFloors) or not sets.lives or best is None or best[0]:
+            return False
+        at_life = self.totals.losing[0][0]
+        lowest = self.totals.bounds[0][0]
+        for state, (terms, _) in table.items():
+            n2 = state[0][1]
+            if n2 <= lowest:
+                continue  # a total kept at the least: the life lost may be less
+            code = sets.life_code(u, free, at_life - 1 - n2)
+            if code is None or code > sets.above([b - t for b, t in
+                                                  zip(best[1:], terms, strict=True)], u):
+                return True
+        return False
+
+    def _unit_plays(self, v: int) -> UnitPlays:
+        """Unit ``v``'s listed gangs and their quick plays, for :meth:`_set_floor`."""
+        unit = self.units[v]
+        fixed = self.floors[v]
+        base, by_blocker = self._floor_shares(unit)
+        shares = [(self.bit[b], o) for b, o in by_blocker.items()
+                  if any(o.terms) or any(any(p[:3]) for p in o.players)]
+        if len(unit) != 1:
+            return UnitPlays([], [], fixed, None, self.unit_able[v], base, shares)
+        attacker = unit[0]
+        able = [self.bit[b] for b in self.blockers if self.able[attacker] & self.bit[b]]
+        least = self.rules.least.get(attacker, 1)
+        most = self.rules.most.get(attacker)
+        top = listed_size(len(able), least, most)
+        gangs: list[int] = []
+        plays: list[Outcome] = []
+        for k in range(top + 1):
+            if k and k < least:
+                continue
+            for picked in combinations(able, k):
+                mask = sum(picked)
+                play = self._quick(v, {attacker: mask})
+                gangs.append(mask)
+                plays.append(play if play is not None else self._gang_floor(base, shares, mask))
+        larger = max(top + 1, least)
+        big = larger if larger <= (len(able) if most is None else min(len(able), most)) \
+            else None
+        return UnitPlays(gangs, plays, fixed, big, self.unit_able[v], base, shares)
+
+    def _gang_floor(self, base: Outcome, shares: Sequence[tuple[int, Outcome]],
+                    gang: int) -> Outcome:
+        """The floor of a part with this gang: the attackers' share and its blockers'."""
+        return _sum_outcomes([base, *(o for bit, o in shares if gang & bit)],
+                             len(self.ev.opponents), len(self.ev.rest))
+
+    def _kept_gangs(self, u: int, free: int, table: Table) -> list[int] | None:
+        """The gangs unit ``u`` (one attacker) may get from ``free`` that the floor of
+        :meth:`_set_floor` does not already cut, best first as :meth:`_unit_options`
+        ranks them; all of them judged at once, on the NumPy tables, with each gang's
+        quick play where the floor lists it and the floor of its part where not (no play
+        worked out for a gang cut so). None where this does not apply: a unit of several
+        attackers, several defending players, ``losses`` not first, no floor yet."""
+        totals = self.totals
+        if self._set_floor(u, free) is None or len(self.units[u]) != 1 \
+                or len(totals.players) != 1 or totals.losses_at > 0:
+            return None
+        sets = self.sets
+        assert isinstance(sets, SetFloors)
+        best = self.best.value
+        assert best is not None
+        arrays = self.unit_rows.get(u)
+        if arrays is None:
+            arrays = self.unit_rows[u] = self._gang_rows(u, sets)
+        gangs, rows = arrays
+        within = np.flatnonzero((gangs & ~free) == 0)
+        picked, rows = gangs[within], rows[:, within]
+        after = sets.tables[u + 1][free & ~picked].T
+        code = rows[0] + after[0]
+        lo, hi, most = totals.bounds[0]
+        at_life, at_poison = totals.losing[0]
+        at = totals.losses_at
+        rest = best if at < 0 else best[1:]
+        cut = np.zeros(len(picked), dtype=bool)
+        for state, (terms, _) in table.items():
+            n1, n2, p, f = state[0]
+            above_at = sets.above([b - t for b, t in zip(rest, terms, strict=True)], u)
+            above = code > above_at
+            if at < 0:
+                cut |= above
+                continue
+            lost = f | (np.clip(n1 + rows[1], lo, hi) + after[1] >= at_life) \
+                | (np.clip(n2 + rows[2], lo, hi) + after[2] >= at_life) \
+                | (np.minimum(p + rows[3], most) + after[3] >= at_poison)
+            cut |= (lost > best[0]) | ((lost == best[0]) & above)
+            if sets.lives and not best[0]:
+                # The best found does not lose: neither may a better one (life_code).
+                total = np.clip(n2 + rows[2], lo, hi)
+                level, some = sets.life_level(at_life - 1 - total)
+                least = rows[0] + sets.lives[u + 1][free & ~picked, level]
+                worse = ~some | (least >= FAR) | (least > above_at)
+                cut |= worse & (total > lo)
+        kept = [int(g) for g in picked[~cut]]
+        known = self.gangs
+        for g in kept:
+            self._quick(u, {self.units[u][0]: g})
+        kept.sort(key=lambda g: known[(u, (g,))][:2])
+        return kept
+
+    def _gang_rows(self, u: int, sets: SetFloors) -> tuple[npt.NDArray[np.int64],
+                                                           npt.NDArray[np.int64]]:
+        """Every legal gang of unit ``u`` (one attacker), and the rows of a play it is
+        sure to be worth at least (its quick play where the floor lists it, else the
+        floor of its part: the attackers' share and its blockers')."""
+        attacker = self.units[u][0]
+        listed = {g: i for i, g in enumerate(sets.units[u].gangs)}
+        plays = sets.units[u].plays
+        gangs = list(self._gangs(attacker, (1 << len(self.blockers)) - 1))
+        unit = sets.units[u]
+        columns = [sets.vector(plays[listed[g]]) if g in listed
+                   else sets.vector(self._gang_floor(unit.base, unit.shares, g)) for g in gangs]
+        return np.array(gangs, dtype=np.int64), np.stack(columns, axis=1)
+
     def _unblocked(self, fixed: Sequence[int], free: int) -> list[Outcome]:
         """What the open units counted at their fixed floor add to it because the free
         blockers are too few to block them all: a unit that gets no blocker plays its
@@ -593,7 +759,10 @@ class _Gangs:
             self._leaf(chosen, table, floored)
             return
         unit = self.units[u]
-        for masks, play in self._unit_options(u, free):
+        kept = self._kept_gangs(u, free, table)
+        options = self._unit_options(u, free) if kept is None else [
+            ({unit[0]: g}, self._quick(u, {unit[0]: g})) for g in kept]
+        for masks, play in options:
             if self._done():
                 return
             now = {**chosen, **masks}
@@ -652,7 +821,16 @@ class _Gangs:
         best = self.best
         if best.value is None:
             return True
-        verdict = self.totals.against(table, self._rest_floor(u, free), best.value)
+        verdict = -1
+        # The floor that knows which blockers are free first: the others are cheaper to
+        # look up but seldom cut what it does not.
+        sets = self._set_floor(u, free) if u < len(self.units) else None
+        if sets is not None:
+            verdict = self.totals.against(table, sets, best.value)
+            if verdict > 0 or self._loses_or_worse(u, free, table):
+                return False
+        verdict = max(verdict, self.totals.against(table, self._rest_floor(u, free),
+                                                   best.value))
         if verdict > 0:
             return False
         shared = self._shared_floor(u, free)
