@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from trample import _native
-from trample.models.document.combat import Creature
+from trample.models.document.combat import Creature, Player
 from trample.solver import native
 from trample.solver.rules.legal_space import Part, Recipient, Source
 
@@ -194,10 +194,10 @@ def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
 
 
 @pytest.mark.sources  # (compiled, the constructor refuses the stand-in values' types)
-@pytest.mark.parametrize("cls", [Creature, Recipient, Source, Part])
+@pytest.mark.parametrize("cls", [Creature, Player, Recipient, Source, Part])
 def test_a_written_out_constructor_takes_the_fields_in_order_and_sets_each(
         cls: type) -> None:
-    """Creature, Recipient, Source and Part write their constructor out (the compiled
+    """Creature, Player, Recipient, Source and Part write their constructor out (the compiled
     build makes it native): it takes the dataclass's fields, by name and in order, with
     their defaults, and sets each from its own parameter. (Checked by building, not by
     reading the signature, which a compiled constructor does not show.)"""

@@ -105,6 +105,16 @@ class Player:
     name: str | None = None
     poison: int = 0
 
+    def __init__(self, id: str, life: int = 20, name: str | None = None,
+                 poison: int = 0) -> None:
+        # Written out, as Creature's is (the fields, in order, with their defaults; a test
+        # compares them): native in the compiled build, where the dataclass's generated
+        # one is interpreted, and every document builds two players or more.
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "life", life)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "poison", poison)
+
 
 @dataclass(frozen=True, slots=True)
 class AssignmentEffects:
