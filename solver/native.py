@@ -61,13 +61,16 @@ MODULES: tuple[str, ...] = (
     "trample.solver.rules.validate_many",
 )
 """The modules compiled: those that reading a combat, its legal space and the solver
-run through. Left out: those mypyc cannot compile as they are
+run through, and the API's own path to them (``api``, ``requests``, ``spaces``: a tiny
+combat's solve spends a tenth of its time there). Left out: those mypyc cannot compile
+as they are
 (``trample.models.document.assignment`` subclasses ``Mapping``,
 ``trample.solver.optimize.cpsat`` subclasses OR-Tools' model); the game model
 (``trample.models.game``), whose frozen states must copy and pickle as Python objects do;
 ``trample.solver.interface.results``, whose typed dictionaries' optional keys a compiled
 module does not keep; and those whose time is spent elsewhere (the command line,
-``serve``'s input and output). ``trample.solver.optimize.milp`` is in: reading a part's
+``serve``'s input and output, whose functions the tests replace by name, which a
+compiled caller would not see). ``trample.solver.optimize.milp`` is in: reading a part's
 model into HiGHS's rows and checking its answer is Python work on every search."""
 GROUP = "trample_native"
 """The name stem of the shared library of the build (``trample_native__mypyc``, a module
