@@ -149,9 +149,7 @@ def _answer(space: LegalSpace, terms: tuple[str, ...], seconds: float, begin: fl
         note = bug_report_note("solve", {"params": {
             "combat": document, "side": side, "objective": objective,
             "time_limit": time_limit}}, exc)
-        error = InternalError(f"{exc}; {note}")
-        error.__cause__ = exc  # as ``raise ... from exc``, which the compiled build drops
-        raise error from exc
+        raise InternalError(f"{exc}; {note}") from exc
     return _solve_result(space, found)
 
 
@@ -566,9 +564,8 @@ class Prepared:
             try:
                 index = self.actions.rank(amounts)
             except ValueError as exc:
-                error = InternalError(f"rank found no index for a legal assignment: {exc}")
-                error.__cause__ = exc  # as in :func:`_answer`
-                raise error from exc
+                raise InternalError(f"rank found no index for a legal assignment: "
+                                    f"{exc}") from exc
         return {"index": index}
 
     def unrank(self, index: object) -> AssignmentResult:
