@@ -7,8 +7,11 @@ blockers), every one a new dict of a combat never asked before (each round draws
 ones, and the cache of recent combats is emptied between rounds), through:
 
 - ``api.solve``, one call per combat;
-- ``batch.solve_many``, the API's call for many combats (``serve``'s answer to each, in
-  order): in this process (``workers=1``) and on two worker processes;
+- ``api.solve_many``, the API's call for many combats (the options read once, the
+  answers as ``api.solve``'s);
+- ``batch.solve_many``, the batch runner's call for many requests (``serve``'s answer to
+  each, its JSON-RPC envelope included, in order): in this process (``workers=1``) and on
+  two worker processes;
 - ``trample serve``, a subprocess: one request per line, pipelined (written by a thread
   while the answers are read), and lines holding JSON-RPC batches of 100 requests;
 - ``api.plan`` on small combats of the first-strike step.
@@ -215,6 +218,9 @@ def one_round(docs: Sequence[Document], plans: Sequence[Document], server: Serve
     wall, cpu, answers = timed(lambda: solve_each(docs))
     found["api.solve"] = (n, wall, cpu, answers)
     api.forget_spaces()
+    wall, cpu, answers = timed(lambda: [dict(a) for a in api.solve_many(docs)])
+    found["api.solve_many"] = (n, wall, cpu, answers)
+    api.forget_spaces()
     wall, cpu, answers = timed(lambda: solve_batched(docs, 1))
     found["solve_many, in this process"] = (n, wall, cpu, answers)
     api.forget_spaces()
@@ -294,6 +300,8 @@ def profiles(n: int, k: int, seed: int) -> dict[str, Any]:
     found = {}
     api.forget_spaces()
     found["api.solve"] = profile(lambda: solve_each(docs))
+    api.forget_spaces()
+    found["api.solve_many"] = profile(lambda: api.solve_many(docs))
     api.forget_spaces()
     found["solve_many, in this process"] = profile(lambda: solve_batched(docs, 1))
     api.forget_spaces()

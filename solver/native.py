@@ -52,19 +52,27 @@ MODULES: tuple[str, ...] = (
     "trample.solver.optimize.rows",
     "trample.solver.optimize.search_settings",
     "trample.solver.optimize.solve",
+    "trample.solver.interface.requests",
+    "trample.solver.interface.spaces",
     "trample.solver.rules.assignment",
+    "trample.solver.rules.choosers",
     "trample.solver.rules.legal_space",
     "trample.solver.rules.validate",
     "trample.solver.rules.validate_many",
 )
 """The modules compiled: those that reading a combat, its legal space and the solver
-run through. Left out: those mypyc cannot compile as they are
+run through, and the API's path to them that takes no argument from the caller unchecked
+(``requests``, ``spaces``, ``choosers``). Left out: those mypyc cannot compile as they are
 (``trample.models.document.assignment`` subclasses ``Mapping``,
 ``trample.solver.optimize.cpsat`` subclasses OR-Tools' model); the game model
 (``trample.models.game``), whose frozen states must copy and pickle as Python objects do;
 ``trample.solver.interface.results``, whose typed dictionaries' optional keys a compiled
-module does not keep; and those whose time is spent elsewhere (the command line,
-``serve``'s input and output). ``trample.solver.optimize.milp`` is in: reading a part's
+module does not keep; ``trample.solver.interface.api``, whose functions take what
+JSON-like input may hold (a NumPy integer for ``limit``) where their signatures name a
+type, which a compiled function would enforce, and whose signatures callers read; and
+those whose time is spent elsewhere (the command line,
+``serve``'s input and output, whose functions the tests replace by name, which a
+compiled caller would not see). ``trample.solver.optimize.milp`` is in: reading a part's
 model into HiGHS's rows and checking its answer is Python work on every search."""
 GROUP = "trample_native"
 """The name stem of the shared library of the build (``trample_native__mypyc``, a module

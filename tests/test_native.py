@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from trample import _native
-from trample.models.document.combat import Creature
+from trample.models.document.combat import Creature, Player
 from trample.solver import native
-from trample.solver.rules.legal_space import Part, Recipient, Source
+from trample.solver.rules.legal_space import LegalSpace, Part, Recipient, Source
 
 SUFFIX = _native.interpreter_tag()
 
@@ -194,10 +194,10 @@ def test_a_real_build_loads_in_place_of_the_source_and_answers_the_same(
 
 
 @pytest.mark.sources  # (compiled, the constructor refuses the stand-in values' types)
-@pytest.mark.parametrize("cls", [Creature, Recipient, Source, Part])
+@pytest.mark.parametrize("cls", [Creature, Player, Recipient, Source, Part])
 def test_a_written_out_constructor_takes_the_fields_in_order_and_sets_each(
         cls: type) -> None:
-    """Creature, Recipient, Source and Part write their constructor out (the compiled
+    """Creature, Player, Recipient, Source and Part write their constructor out (the compiled
     build makes it native): it takes the dataclass's fields, by name and in order, with
     their defaults, and sets each from its own parameter. (Checked by building, not by
     reading the signature, which a compiled constructor does not show.)"""
@@ -213,6 +213,28 @@ def test_a_written_out_constructor_takes_the_fields_in_order_and_sets_each(
         assert getattr(bare, f.name) == expected, f.name
     with pytest.raises(TypeError):
         cls(*values.values(), object())  # no parameter beyond the fields
+
+
+@pytest.mark.sources  # (compiled, the constructor refuses the stand-in values' types)
+def test_the_legal_spaces_written_out_constructor_takes_the_fields_in_order() -> None:
+    """LegalSpace writes its constructor out too: the dataclass's fields, by name and in
+    order, with their defaults, ``memo`` a new dict for each space when not given (its
+    default factory's)."""
+    fields = dataclasses.fields(LegalSpace)
+    values = {f.name: object() for f in fields}
+    for built in (LegalSpace(**values), LegalSpace(*values.values())):
+        assert all(getattr(built, name) is value for name, value in values.items())
+    required = [f for f in fields if f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING]
+    first, second = (LegalSpace(*(values[f.name] for f in required)) for _ in range(2))
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            assert getattr(first, f.name) == f.default, f.name
+        elif f.default_factory is not dataclasses.MISSING:
+            assert getattr(first, f.name) == f.default_factory(), f.name
+    assert first.memo is not second.memo
+    with pytest.raises(TypeError):
+        LegalSpace(*values.values(), object())
 
 
 def test_a_failed_replacement_puts_the_old_build_back(tmp_path: Path,

@@ -42,7 +42,7 @@ def test_search_loop_quick_run(tmp_path: Path) -> None:
     results = json.loads((tmp_path / "search_loop.json").read_text(encoding="utf-8"))
     assert set(TARGETS) == {"api.solve", "batched", "serve", "plan"}
     paths = results["paths"]
-    assert len(paths) == 6 and all(len(p["rounds"]) == 2 for p in paths.values())
+    assert len(paths) == 7 and all(len(p["rounds"]) == 2 for p in paths.values())
     checks = results["checks"]
     assert checks["validated"] == 300 and checks["brute_compared"] >= 150
     assert checks["plans_proved"] == 30
@@ -53,7 +53,7 @@ def test_search_loop_quick_run(tmp_path: Path) -> None:
     by_attackers = results["by_attackers"]
     assert list(by_attackers) == ["1", "2", "3"] and all(v > 0 for v in by_attackers.values())
     profiles = results["profiles"]
-    assert set(profiles) <= set(paths) and len(profiles) == 4
+    assert set(profiles) <= set(paths) and len(profiles) == 5
     for found in profiles.values():
         assert found["by_own"] and all("/benchmarks/" not in row["function"]
                                        for row in found["by_cumulative"])

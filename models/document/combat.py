@@ -105,6 +105,16 @@ class Player:
     name: str | None = None
     poison: int = 0
 
+    def __init__(self, id: str, life: int = 20, name: str | None = None,
+                 poison: int = 0) -> None:
+        # Written out, as Creature's is (the fields, in order, with their defaults; a test
+        # compares them): native in the compiled build, where the dataclass's generated
+        # one is interpreted, and every document builds two players or more.
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "life", life)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "poison", poison)
+
 
 @dataclass(frozen=True, slots=True)
 class AssignmentEffects:
@@ -604,11 +614,12 @@ def _parse_combat(document: object) -> Combat:
     players: list[Player] = []
     for i, raw in enumerate(raw_players):
         pid = _read_id(raw, "players", _PLAYER_FIELDS, i, seen)
-        life = raw.get("life", 20)
+        own: dict[str, Any] = raw if type(raw) is dict else dict(raw)  # as a creature's
+        life = own.get("life", 20)
         if type(life) is not int or not -most <= life <= most:
             life = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("life", 20)
         name = _name(raw, "players", _PLAYER_FIELDS, i)
-        poison = raw.get("poison", 0)
+        poison = own.get("poison", 0)
         if type(poison) is not int or not 0 <= poison <= most:
             poison = _Obj(raw, "players", _PLAYER_FIELDS, i).integer("poison", 0, minimum=0)
         players.append(Player(pid, life, name, poison))
@@ -634,37 +645,40 @@ def _parse_combat(document: object) -> Combat:
     fields = _CREATURE_FIELDS
     for i, raw in enumerate(raw_creatures):
         cid = _read_id(raw, "creatures", fields, i, seen)
-        controller = raw.get("controller")
+        # Its fields are read from a dict: the compiled build then looks each up in C
+        # rather than calling a method of an unknown object (a Mapping, read to a dict).
+        got: dict[str, Any] = raw if type(raw) is dict else dict(raw)
+        controller = got.get("controller")
         if type(controller) is not str or controller not in player_ids:
             controller = _player_ref(raw, "creatures", fields, i, "controller", player_ids)
-        power = raw.get("power")
+        power = got.get("power")
         if type(power) is not int or not -most <= power <= most:
             power = _Obj(raw, "creatures", fields, i).integer("power")
-        toughness = raw.get("toughness")
+        toughness = got.get("toughness")
         if type(toughness) is not int or not -most <= toughness <= most:
             toughness = _Obj(raw, "creatures", fields, i).integer("toughness")
-        damage = raw.get("damage", 0)
+        damage = got.get("damage", 0)
         if type(damage) is not int or not 0 <= damage <= most:
             damage = _Obj(raw, "creatures", fields, i).integer("damage", 0, minimum=0)
-        value = raw.get("value", 1)
+        value = got.get("value", 1)
         if type(value) is not int or not -most <= value <= most:
             value = _Obj(raw, "creatures", fields, i).integer("value", 1)
-        raw_keywords = raw.get("keywords", _EMPTY_LIST)
+        raw_keywords = got.get("keywords", _EMPTY_LIST)
         if type(raw_keywords) is not list or len(raw_keywords) > MAX_OBJECTS:
             raw_keywords = _Obj(raw, "creatures", fields, i).array("keywords")
         keywords, toxic = _read_keywords(raw_keywords, i) \
             if raw_keywords else (_NO_KEYWORDS, 0)
-        attacking = raw.get("attacking")
+        attacking = got.get("attacking")
         if attacking is not None and (type(attacking) is not str
                                       or not 0 < len(attacking) <= MAX_ID_LENGTH):
             attacking = _Obj(raw, "creatures", fields, i).optional_id("attacking")
-        blocked = raw.get("blocked", _MISSING)
+        blocked = got.get("blocked", _MISSING)
         if blocked is _MISSING:
             blocked = None
         elif type(blocked) is not bool:
             blocked = _Obj(raw, "creatures", fields, i).boolean("blocked")
         name = _name(raw, "creatures", fields, i)
-        blocking = raw.get("blocking", _EMPTY_LIST)
+        blocking = got.get("blocking", _EMPTY_LIST)
         if type(blocking) is not list or len(blocking) > MAX_BLOCKS_PER_CREATURE:
             blocking = _Obj(raw, "creatures", fields, i).array(
                 "blocking", limit=MAX_BLOCKS_PER_CREATURE)
@@ -676,8 +690,8 @@ def _parse_combat(document: object) -> Combat:
                                  f"{MAX_BLOCKS:,} blocks in all, the limit")
         # Built with the blocks as listed: they are checked below, and any that is not
         # an attacker this creature may block refuses the whole document.
-        if ("assigns" not in raw and "qualities" not in raw
-                and "as_though_unblocked" not in raw and "assigned_by" not in raw):
+        if ("assigns" not in got and "qualities" not in got
+                and "as_though_unblocked" not in got and "assigned_by" not in got):
             creatures.append(Creature(cid, controller, power, toughness, damage, value,
                                       keywords, attacking, blocked, tuple(blocking), name,
                                       toxic))

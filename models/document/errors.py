@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from mypy_extensions import mypyc_attr
 
+
+# Subclassed by interpreted modules (a batch's, a count's, a search's errors), which a
+# compiled module catching these must still take for them.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TrampleError(Exception):
     """Root of every error trample raises on purpose."""
 
@@ -50,5 +55,6 @@ def _line(path: str, reason: str) -> str:
     return f"{path}: {reason}" if path else reason
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InternalError(TrampleError):
     """A bug in trample: an answer failed its own check and was not given."""

@@ -29,10 +29,13 @@ def parse_time_limit(raw: object, path: str = "time_limit") -> float:
     """A positive number of seconds; None gives the default."""
     if raw is None:
         return DEFAULT_TIME_LIMIT
-    if isinstance(raw, bool) or not isinstance(raw, numbers.Real) or raw != raw:
+    if isinstance(raw, bool) or not isinstance(raw, numbers.Real):
         raise InputError(path, "must be a number of seconds")
     # NumPy numbers too; an integer stays one so that a huge one compares without overflow.
+    # (NaN is found once converted: a NumPy number's own comparison gives a NumPy bool.)
     seconds = int(raw) if isinstance(raw, numbers.Integral) else float(raw)
+    if seconds != seconds:
+        raise InputError(path, "must be a number of seconds")
     if not 0 < seconds <= MAX_TIME_LIMIT:
         raise InputError(path, f"must be more than 0 and at most {MAX_TIME_LIMIT:g} seconds")
     return float(seconds)

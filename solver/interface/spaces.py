@@ -69,7 +69,7 @@ def _orjson_module() -> Any:
     return _orjson[0]
 
 
-def _cache_key(document: object, side: str | None) -> Key | None:
+def _cache_key(document: object, side: object) -> Key | None:
     """The document's JSON text (with the side asked), or None when it is not a small
     document of JSON values.
 
@@ -96,7 +96,8 @@ def _cache_key(document: object, side: str | None) -> Key | None:
             text = _key_encoder.encode(document)
         except (TypeError, ValueError, RecursionError):  # not JSON values: read each time
             return None
-    return (text, side) if len(text) <= SPACE_CACHE_CHARACTERS else None
+    return (text, side) if len(text) <= SPACE_CACHE_CHARACTERS \
+        and (side is None or type(side) is str) else None
 
 
 def _found(key: Key, document: object) -> LegalSpace | None:
@@ -122,7 +123,7 @@ def _found(key: Key, document: object) -> LegalSpace | None:
     return space
 
 
-def space_of(document: Mapping[str, Any], side: str | None = None) -> LegalSpace:
+def space_of(document: Mapping[str, Any], side: object = None) -> LegalSpace:
     """Parse the document and derive the legal space for the requested side.
 
     Request fields the document carries are checked whichever command reads it, so a

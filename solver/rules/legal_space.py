@@ -262,6 +262,25 @@ class LegalSpace:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Structures other modules derive from this space once (e.g. objective scoring)."""
 
+    def __init__(self, combat: Combat, side: Side, step: Step, sources: tuple[Source, ...],
+                 idle: dict[str, tuple[Rule, str]], alternatives: tuple[str, ...] = (),
+                 modes: tuple[tuple[str, Mode], ...] = (),
+                 memo: dict[str, Any] | None = None) -> None:
+        # Written out (the fields, in order, with their defaults; ``memo`` a new dict
+        # when not given, as its default factory makes): compiled in the compiled build,
+        # where the dataclass's generated one is interpreted, and every request builds
+        # a space. Stored in the instance's dict, where a frozen dataclass's fields live
+        # (the frozen __setattr__ refuses; object.__setattr__ is a generic call each).
+        fields = self.__dict__
+        fields["combat"] = combat
+        fields["side"] = side
+        fields["step"] = step
+        fields["sources"] = sources
+        fields["idle"] = idle
+        fields["alternatives"] = alternatives
+        fields["modes"] = modes
+        fields["memo"] = {} if memo is None else memo
+
     @derived
     def pairs(self) -> dict[Pair, Recipient]:
         """Every legal (source, recipient) pair, and the recipient's conditions."""
