@@ -111,8 +111,14 @@ def test_the_floor_is_the_least_over_every_way_to_share_the_free_blockers(
     made, blockers, terms = drawn
     at_life = data.draw(st.integers(1, 12))
     least_total = data.draw(st.integers(-20, 0))
-    sets = SetFloors(made, blockers, 1, terms, None, life=True)
+    sets = SetFloors(made, blockers, 1, terms, None, life=(at_life - 1, least_total))
     assert sets.ok and sets.digits == terms  # small numbers: every term is a digit
+    most = sum(max(0, *(o.players[0][1] for o in [*m.plays, m.fixed])) for m in made)
+    exact = sets.life_high >= most  # else the columns stop short of every amount
+
+    def code(terms: tuple[int, ...]) -> int:
+        return sets.code(Outcome(((0, 0, 0, False),), terms, NO_LINE))
+
     for u in range(len(made)):
         for free in range(1 << blockers):
             sums = [total(w) for w in ways(made, u, free)]
@@ -120,14 +126,16 @@ def test_the_floor_is_the_least_over_every_way_to_share_the_free_blockers(
             assert floor is not None
             assert floor.terms == min(t for _, t in sums)
             assert floor.players[0][:3] == tuple(min(p[k] for p, _ in sums) for k in range(3))
-            for budget in range(at_life - 1 - (least_total + 8), at_life - least_total):
+            for budget in range(at_life - 1 - (least_total + 8), at_life - least_total + 4):
                 within = [t for p, t in sums if p[1] <= budget]
-                code = sets.life_code(u, free, budget)
-                if not within:
-                    assert code is None
+                found = sets.life_code(u, free, budget)
+                if exact or budget <= sets.life_low:
+                    assert found == (code(min(within)) if within else None)
                 else:
-                    assert code == sets.code(Outcome(((0, 0, 0, False),), min(within),
-                                                     NO_LINE))
+                    # A floor: no more than the least within the budget, no less than
+                    # the least of all.
+                    assert found is None or code(min(t for _, t in sums)) <= found
+                    assert not within or (found is not None and found <= code(min(within)))
 
 
 @FLOORS

@@ -497,7 +497,8 @@ class _Gangs:
             if self.best.value is None or len(self.blockers) > MAX_SET_BLOCKERS:
                 return None
             totals = self.totals
-            life = len(totals.players) == 1 and totals.losses_at == 0
+            life = (totals.losing[0][0] - 1, totals.bounds[0][0]) \
+                if len(totals.players) == 1 and totals.losses_at == 0 else None
             self.sets = SetFloors([self._unit_plays(v) for v in range(len(self.units))],
                                   len(self.blockers), len(self.ev.opponents),
                                   len(self.ev.rest), self.watch.check, life)
