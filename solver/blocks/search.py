@@ -491,10 +491,12 @@ class _Gangs:
 
     def _set_floor(self, u: int, free: int) -> Outcome | None:
         """What the units from ``u`` on count for with exactly the blockers of ``free``
-        left (:mod:`.set_floor`): worked out when first asked, for a board of at most
-        :data:`MAX_SET_BLOCKERS` blockers."""
+        left (:mod:`.set_floor`): worked out when first asked once the search has opened
+        :data:`SET_FLOOR_AFTER` branches, for a board of at most :data:`MAX_SET_BLOCKERS`
+        blockers."""
         if self.sets is False:
-            if self.best.value is None or len(self.blockers) > MAX_SET_BLOCKERS:
+            if self.best.value is None or self.nodes < SET_FLOOR_AFTER \
+                    or len(self.blockers) > MAX_SET_BLOCKERS:
                 return None
             totals = self.totals
             life = (totals.losing[0][0] - 1, totals.bounds[0][0]) \
@@ -872,6 +874,10 @@ SIZE_GANGS = 300
 """The most gangs of one attacker whose quick plays make its floor by number of blockers
 (:meth:`_Gangs._by_size`): all of its gangs of up to so many blockers that they are at
 most this many (12 blockers: up to 3 of them)."""
+SET_FLOOR_AFTER = 64
+"""The branches a search opens before it builds the floor that knows which blockers are
+free (:meth:`_Gangs._set_floor`): a small board is searched in fewer, sooner than the
+tables are built (5 x 5 boards: 8 to 30 branches)."""
 FLOOR_GANGS = 1 << 10
 """A unit of one attacker gets a floor per set of free blockers (from the quick play of
 each of its gangs) when it has at most this many gangs; else its fixed floor."""
