@@ -2,7 +2,8 @@
 against a plain enumeration of every way to give the units disjoint gangs, and
 best_block against the brute force on boards whose lifelink blockers strike twice,
 assign their toughness or have their damage multiplied (the floor's bound on the life
-they gain)."""
+they gain); and the value of one play alone, which ranks the gangs, against the table
+that values it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies_blocks import boards, plan_cost
 
-from trample.solver.blocks.outcome import Outcome
+from trample.models.document.board import Board
+from trample.solver.blocks.outcome import Outcome, Profile
 from trample.solver.blocks.set_floor import SetFloors, UnitPlays
+from trample.solver.blocks.value import BLOCK_TERMS, Evaluator
 from trample.solver.interface import api
 
 FLOORS = settings(max_examples=150, derandomize=True, deadline=None,
@@ -190,3 +193,22 @@ def test_best_block_with_lifelink_blockers_is_the_brute_forces(doc: dict) -> Non
     assert {(p["blocker"], p["attacker"]) for p in got["blocks"]} == first
     assert got["ties"] == ties
     assert tuple(got["objective"].values()) == value
+
+
+@settings(max_examples=80, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(doc=boards(), data=st.data())
+def test_a_play_alone_is_valued_as_the_table_of_it_alone(doc: dict,
+                                                         data: st.DataObject) -> None:
+    """Totals.alone, which ranks the gangs, is the value of the one-part table."""
+    board = Board.from_json(doc)
+    ev = Evaluator(board, BLOCK_TERMS)
+    totals = ev.totals(range(len(ev.opponents)))
+    for _ in range(3):
+        players = tuple((data.draw(st.integers(-30, 30)), data.draw(st.integers(-30, 30)),
+                         data.draw(st.integers(0, 12)), data.draw(st.booleans()))
+                        for _ in ev.opponents)
+        play = Outcome(players, tuple(data.draw(st.integers(-9, 9)) for _ in ev.rest),
+                       NO_LINE)
+        assert totals.alone(play) == totals.best(totals.add(totals.start(),
+                                                            Profile((play,))))[0]
