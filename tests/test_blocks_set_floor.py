@@ -2,7 +2,8 @@
 against a plain enumeration of every way to give the units disjoint gangs, and
 best_block against the brute force on boards whose lifelink blockers strike twice,
 assign their toughness or have their damage multiplied (the floor's bound on the life
-they gain)."""
+they gain); and the value of one play alone, which ranks the gangs, against the table
+that values it."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies_blocks import boards, plan_cost
 
-from trample.solver.blocks.outcome import Outcome
+from trample.models.document.board import Board
+from trample.solver.blocks.outcome import Outcome, Profile
 from trample.solver.blocks.set_floor import SetFloors, UnitPlays
+from trample.solver.blocks.value import BLOCK_TERMS, Evaluator
 from trample.solver.interface import api
 
 FLOORS = settings(max_examples=150, derandomize=True, deadline=None,
@@ -111,8 +114,14 @@ def test_the_floor_is_the_least_over_every_way_to_share_the_free_blockers(
     made, blockers, terms = drawn
     at_life = data.draw(st.integers(1, 12))
     least_total = data.draw(st.integers(-20, 0))
-    sets = SetFloors(made, blockers, 1, terms, None, life=True)
+    sets = SetFloors(made, blockers, 1, terms, None, life=(at_life - 1, least_total))
     assert sets.ok and sets.digits == terms  # small numbers: every term is a digit
+    most = sum(max(0, *(o.players[0][1] for o in [*m.plays, m.fixed])) for m in made)
+    exact = sets.life_high >= most  # else the columns stop short of every amount
+
+    def code(terms: tuple[int, ...]) -> int:
+        return sets.code(Outcome(((0, 0, 0, False),), terms, NO_LINE))
+
     for u in range(len(made)):
         for free in range(1 << blockers):
             sums = [total(w) for w in ways(made, u, free)]
@@ -120,14 +129,16 @@ def test_the_floor_is_the_least_over_every_way_to_share_the_free_blockers(
             assert floor is not None
             assert floor.terms == min(t for _, t in sums)
             assert floor.players[0][:3] == tuple(min(p[k] for p, _ in sums) for k in range(3))
-            for budget in range(at_life - 1 - (least_total + 8), at_life - least_total):
+            for budget in range(at_life - 1 - (least_total + 8), at_life - least_total + 4):
                 within = [t for p, t in sums if p[1] <= budget]
-                code = sets.life_code(u, free, budget)
-                if not within:
-                    assert code is None
+                found = sets.life_code(u, free, budget)
+                if exact or budget <= sets.life_low:
+                    assert found == (code(min(within)) if within else None)
                 else:
-                    assert code == sets.code(Outcome(((0, 0, 0, False),), min(within),
-                                                     NO_LINE))
+                    # A floor: no more than the least within the budget, no less than
+                    # the least of all.
+                    assert found is None or code(min(t for _, t in sums)) <= found
+                    assert not within or (found is not None and found <= code(min(within)))
 
 
 @FLOORS
@@ -182,3 +193,22 @@ def test_best_block_with_lifelink_blockers_is_the_brute_forces(doc: dict) -> Non
     assert {(p["blocker"], p["attacker"]) for p in got["blocks"]} == first
     assert got["ties"] == ties
     assert tuple(got["objective"].values()) == value
+
+
+@settings(max_examples=80, derandomize=True, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(doc=boards(), data=st.data())
+def test_a_play_alone_is_valued_as_the_table_of_it_alone(doc: dict,
+                                                         data: st.DataObject) -> None:
+    """Totals.alone, which ranks the gangs, is the value of the one-part table."""
+    board = Board.from_json(doc)
+    ev = Evaluator(board, BLOCK_TERMS)
+    totals = ev.totals(range(len(ev.opponents)))
+    for _ in range(3):
+        players = tuple((data.draw(st.integers(-30, 30)), data.draw(st.integers(-30, 30)),
+                         data.draw(st.integers(0, 12)), data.draw(st.booleans()))
+                        for _ in ev.opponents)
+        play = Outcome(players, tuple(data.draw(st.integers(-9, 9)) for _ in ev.rest),
+                       NO_LINE)
+        assert totals.alone(play) == totals.best(totals.add(totals.start(),
+                                                            Profile((play,))))[0]

@@ -70,7 +70,7 @@ DIRECT_TERMS = frozenset({"deaths", "survivals", "trade", "planeswalker_deaths",
 infect or toxic, the ones about them are 0)."""
 
 
-def _plain(c: Creature) -> bool:
+def plain_creature(c: Creature) -> bool:
     """Nothing about the creature but power, toughness, value and the keywords of
     :data:`DIRECT_KEYWORDS` changes what its damage, or damage to it, does."""
     if c.damage or c.toughness <= 0 or c.toxic or c.effects != NO_EFFECTS:
@@ -94,7 +94,7 @@ def plain_part(part: Combat, rest: Sequence[str]
     :func:`direct_quick` and
     :meth:`~trample.solver.blocks.value.Evaluator._last_step` work out from the creatures'
     numbers: one attacker attacking a player, blockers that block it alone, no effects
-    (prevention, multipliers, loss thresholds), every creature :func:`_plain`, the terms
+    (prevention, multipliers, loss thresholds), every creature :func:`plain_creature`, the terms
     among :data:`DIRECT_TERMS`. None for any other part."""
     if part.prevention or part.multipliers or part.loss_thresholds \
             or part.step != "first_strike" or not DIRECT_TERMS.issuperset(rest):
@@ -102,7 +102,7 @@ def plain_part(part: Combat, rest: Sequence[str]
     attacker: Creature | None = None
     blockers: list[Creature] = []
     for c in part.creatures:
-        if not _plain(c):
+        if not plain_creature(c):
             return None
         if c.attacking is not None:
             if attacker is not None or c.blocking:
@@ -129,7 +129,7 @@ def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
     """:meth:`~trample.solver.blocks.value.Evaluator.part_quick` worked out from the
     creatures' numbers, for the common part: one attacker attacking a player, blockers
     that block it alone, no effects (prevention, multipliers, loss thresholds), every
-    creature :func:`_plain`. The same
+    creature :func:`plain_creature`. The same
     play as dealing each step on the game model's combats: the defenders' forced reply
     (each blocker's power to the attacker), the attacker's greedy split (lethal damage to
     each blocker in order, 1 with deathtouch, 702.2c; the rest to the player once every
@@ -141,6 +141,13 @@ def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
     if shape is None:
         return None
     a, blockers = shape
+    return quick_numbers(a, blockers, part.active_player, opponents, rest)
+
+
+def quick_numbers(a: Creature, blockers: Sequence[Creature], active: str,
+                  opponents: Sequence[str], rest: Sequence[str]) -> Outcome:
+    """:func:`direct_quick` of a part whose shape :func:`plain_part` has found (or that
+    is known to have it): the attacker and its blockers in the document's order."""
     target = a.attacking
     assert target is not None
     blocked = bool(blockers)
@@ -209,6 +216,6 @@ def direct_quick(part: Combat, opponents: Sequence[str], rest: Sequence[str]
     lost_value = a.value if a_dead else 0
     found = {"deaths": deaths, "survivals": a.value - lost_value,
              "trade": deaths - lost_value, "life_loss": sum(lost_life),
-             "life_gain": sum(g.get(part.active_player, 0) for g in gained)}
+             "life_gain": sum(g.get(active, 0) for g in gained)}
     return Outcome(tuple(players), tuple(found.get(t, 0) for t in rest),
                    (splits[0], splits[1], splits[2], splits[3]))

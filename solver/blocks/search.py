@@ -55,6 +55,7 @@ from trample.models.game.declarations import (
     block_rules,
     declaration_vector,
 )
+from trample.solver.blocks.direct import DIRECT_TERMS, plain_creature, quick_numbers
 from trample.solver.blocks.outcome import Outcome, Players, Profile, Vector
 from trample.solver.blocks.set_floor import (
     FAR,
@@ -285,6 +286,23 @@ class _Gangs:
         self.rest_able = [reduce(or_, self.unit_able[u:], 0)
                           for u in range(len(self.units) + 1)]
         """The blockers that may block some unit from ``u`` on."""
+        # The attackers and blockers whose parts have direct_quick's shape whatever the
+        # gang (the board has no effects, the terms are its own, each creature plain).
+        active = combat.active_player
+        plain = not (combat.prevention or combat.multipliers or combat.loss_thresholds
+                     or combat.planeswalkers or combat.battles) \
+            and DIRECT_TERMS.issuperset(ev.rest)
+        self.plain_attackers = {
+            a: c for a in rules.attackers
+            for c in (combat.creature(a),)
+            if plain and plain_creature(c) and c.controller == active and not c.blocking
+            and c.blocked is None and c.attacking is not None
+            and combat.kind(c.attacking) == "player" and c.attacking != active}
+        self.in_order = [(self.bit[c.id], c) for c in combat.creatures if c.id in self.bit]
+        """The blockers in the document's order, each with its bit."""
+        self.plain_blockers = sum(bit for bit, c in self.in_order
+                                  if plain and plain_creature(c) and c.controller != active
+                                  and c.attacking is None)
         self.unit_rows: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = {}
         """Per unit, :meth:`_gang_rows`."""
         self.sets: SetFloors | bool | None = False
@@ -491,13 +509,16 @@ class _Gangs:
 
     def _set_floor(self, u: int, free: int) -> Outcome | None:
         """What the units from ``u`` on count for with exactly the blockers of ``free``
-        left (:mod:`.set_floor`): worked out when first asked, for a board of at most
-        :data:`MAX_SET_BLOCKERS` blockers."""
+        left (:mod:`.set_floor`): worked out when first asked once the search has opened
+        :data:`SET_FLOOR_AFTER` branches, for a board of at most :data:`MAX_SET_BLOCKERS`
+        blockers."""
         if self.sets is False:
-            if self.best.value is None or len(self.blockers) > MAX_SET_BLOCKERS:
+            if self.best.value is None or self.nodes < SET_FLOOR_AFTER \
+                    or len(self.blockers) > MAX_SET_BLOCKERS:
                 return None
             totals = self.totals
-            life = len(totals.players) == 1 and totals.losses_at == 0
+            life = (totals.losing[0][0] - 1, totals.bounds[0][0]) \
+                if len(totals.players) == 1 and totals.losses_at == 0 else None
             self.sets = SetFloors([self._unit_plays(v) for v in range(len(self.units))],
                                   len(self.blockers), len(self.ev.opponents),
                                   len(self.ev.rest), self.watch.check, life)
@@ -728,10 +749,18 @@ class _Gangs:
         if known is None:
             self.watch.check()
             blocks = self._blocks({a: masks[a] for a in unit})
-            play = self.ev.part_quick(self.ev.part(blocks, (*unit, *blocks)))
+            attacker = self.plain_attackers.get(unit[0]) if len(unit) == 1 else None
+            mask = masks[unit[0]]
+            if attacker is not None and mask & ~self.plain_blockers == 0:
+                # The common part, worked out from the board's creatures without making
+                # its combat: the same play (direct_quick's shape holds).
+                play: Outcome | None = quick_numbers(
+                    attacker, [c for bit, c in self.in_order if mask & bit],
+                    self.board.combat.active_player, self.ev.opponents, self.ev.rest)
+            else:
+                play = self.ev.part_quick(self.ev.part(blocks, (*unit, *blocks)))
             totals = self.totals
-            alone = totals.best(totals.add(totals.start(), Profile((play,))))[0] \
-                if play is not None else ()
+            alone = totals.alone(play) if play is not None else ()
             known = self.gangs[gang] = (alone, declaration_vector(self.rules, blocks), play)
         return known[2]
 
@@ -871,6 +900,10 @@ SIZE_GANGS = 300
 """The most gangs of one attacker whose quick plays make its floor by number of blockers
 (:meth:`_Gangs._by_size`): all of its gangs of up to so many blockers that they are at
 most this many (12 blockers: up to 3 of them)."""
+SET_FLOOR_AFTER = 64
+"""The branches a search opens before it builds the floor that knows which blockers are
+free (:meth:`_Gangs._set_floor`): a small board is searched in fewer, sooner than the
+tables are built (5 x 5 boards: 8 to 30 branches)."""
 FLOOR_GANGS = 1 << 10
 """A unit of one attacker gets a floor per set of free blockers (from the quick play of
 each of its gangs) when it has at most this many gangs; else its fixed floor."""

@@ -96,12 +96,13 @@ def listed_size(able: int, least: int, most: int | None) -> int:
 
 class SetFloors:
     """The floor of the units from each ``u`` on for every set of free blockers; with
-    ``life`` (one defending player), also the least terms of the ways in which the player
-    loses at most each amount of life (:meth:`life_code`)."""
+    ``life`` (one defending player: the most net life they may lose and not lose the
+    game, and the least total of life lost the search keeps), also the least terms of the
+    ways in which the player loses at most each amount of life (:meth:`life_code`)."""
 
     def __init__(self, units: Sequence[UnitPlays], blockers: int, players: int,
                  terms: int, watch: Callable[[], None] | None = None,
-                 life: bool = False) -> None:
+                 life: tuple[int, int] | None = None) -> None:
         self.players = players
         self.terms = terms
         self.units = list(units)
@@ -145,7 +146,9 @@ class SetFloors:
         rows = 1 + 3 * self.players
         self.tables = self._build(np.zeros((self.size, rows), dtype=np.int64), self._vector,
                                   lambda _: 0)
-        if life and players == 1:
+        if life is not None and players == 1:
+            most_kept, least_total = life
+            least_state = least_total
             lost = [[o.players[0][1] for o in opts] for opts in options]
             low = sum(min(0, *x) for x in lost)
             # When no gang's play gains the player more than the shares of its blockers
@@ -160,11 +163,15 @@ class SetFloors:
                 alone = sum(min(p.fixed.players[0][1], 0) for p in self.units
                             if not p.gangs and p.big is None)
                 low = max(low, sum(gains.values()) + alone)
-            # The last column is every way (no way loses more): reading past it is exact.
-            high = max(low, sum(max(0, *x) for x in lost))
-            if (len(self.units) + 1) * self.size * (high - low + 1) * 8 <= MAX_LIFE_BYTES:
+                # Nor do the parts already given gain more (their blockers' shares).
+                least_state = max(least_total, sum(gains.values()))
+            # A column per amount up to the most that can be asked (what the player may
+            # lose less what the given parts gain at most), and a last one for every way
+            # (what a budget past them reads: a floor still).
+            high = max(low, min(sum(max(0, *x) for x in lost), most_kept - least_state))
+            if (len(self.units) + 1) * self.size * (high - low + 2) * 8 <= MAX_LIFE_BYTES:
                 self.life_low, self.life_high = low, high
-                start = np.where(np.arange(low, high + 1) >= 0, 0, _INF)
+                start = np.where(np.arange(low, high + 2) >= 0, 0, _INF)
                 self.lives = self._build(
                     np.broadcast_to(start, (self.size, len(start))).astype(np.int64),
                     lambda o: np.int64(self._code(o)), lambda o: o.players[0][1])
@@ -250,14 +257,18 @@ class SetFloors:
         if moved == 0:
             found = source + add
         else:
+            # The last column (every way) reads the last; another reads ``moved`` before
+            # it, or the last past the columns of amounts, or nothing before the first.
             found = np.full_like(source, _INF)
+            last = levels - 1
+            found[:, last] = source[:, last] + add
             if moved > 0:
-                if moved < levels:
-                    found[:, moved:] = source[:, :levels - moved] + add
+                if moved < last:
+                    found[:, moved:last] = source[:, :last - moved] + add
             else:
-                back = min(-moved, levels - 1)
-                found[:, :levels - back] = source[:, back:] + add
-                found[:, levels - back:] = source[:, levels - 1:] + add
+                back = min(-moved, last)
+                found[:, :last - back] = source[:, back:last] + add
+                found[:, last - back:last] = source[:, last:] + add
         if sup is None:
             np.minimum(now, found, out=now)
         else:
@@ -288,7 +299,7 @@ class SetFloors:
                                                          npt.NDArray[np.bool_]]:
         """The row of :meth:`life_code`'s tables for each budget of life lost, and
         whether any way loses so little."""
-        level = np.minimum(np.asarray(budget), self.life_high) - self.life_low
+        level = np.minimum(np.asarray(budget), self.life_high + 1) - self.life_low
         return np.maximum(level, 0), level >= 0
 
     def life_code(self, u: int, free: int, budget: int) -> int | None:
@@ -297,7 +308,7 @@ class SetFloors:
         most ``budget`` net life in all; None when none does (or no table)."""
         if not self.lives or budget < self.life_low:
             return None
-        code = int(self.lives[u][free, min(budget, self.life_high) - self.life_low])
+        code = int(self.lives[u][free, min(budget, self.life_high + 1) - self.life_low])
         return None if code >= FAR else code
 
     def vector(self, o: Outcome) -> Ints:

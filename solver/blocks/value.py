@@ -740,6 +740,15 @@ class Totals:
                     nxt[key] = (added, (*picks, o) if keep else ())
         return nxt
 
+    def alone(self, outcome: Outcome) -> Vector:
+        """The value of one part's play alone: ``best(add(start(), Profile((outcome,))))``
+        without the tables."""
+        state = tuple((min(max(m1, lo), hi), min(max(m2, lo), hi), min(q, most), g)
+                      for (m1, m2, q, g), (lo, hi, most)
+                      in zip((outcome.players[i] for i in self.players), self.bounds,
+                             strict=True))
+        return self._value(state, outcome.terms, None)
+
     def _value(self, state: State, terms: Vector, offset: Outcome | None) -> Vector:
         if len(self.losing) == 1:
             # One defending player, without the loop.
