@@ -69,7 +69,7 @@ from trample.solver.blocks.value import (
     Evaluation,
     Evaluator,
     Table,
-    most_factor,
+    most_dealt,
     non_attacking_value,
 )
 from trample.solver.optimize.cancel import Cancel
@@ -347,11 +347,8 @@ class _Gangs:
                        ({}, {}, {}, {}))
         shares = {}
         for c in able:
-            # Lifelink gains what the blocker deals: its damage (510.1a), in one step or,
-            # with double strike, two (510.4), each multiplied at most so much.
-            steps = 2 if c.has("double strike") else 1
-            gain = steps * max(c.amount, 0) * most_factor(combat, c.id) \
-                if c.has("lifelink") else 0
+            # Lifelink gains what the blocker deals.
+            gain = most_dealt(combat, c) if c.has("lifelink") else 0
             players = tuple((-gain, -gain, 0, False) if c.controller == p else (0, 0, 0, False)
                             for p in ev.opponents)
             shares[c.id] = Outcome(players, tuple(min(c.value, 0) if term in ("trade", "deaths")

@@ -144,7 +144,7 @@ class SetFloors:
         if not self.ok:
             return
         rows = 1 + 3 * self.players
-        self.tables = self._build(np.zeros((self.size, rows), dtype=np.int64), self._vector,
+        self.tables = self._build(np.zeros((self.size, rows), dtype=np.int64), self.vector,
                                   lambda _: 0)
         if life is not None and players == 1:
             most_kept, least_total = life
@@ -174,13 +174,15 @@ class SetFloors:
                 start = np.where(np.arange(low, high + 2) >= 0, 0, _INF)
                 self.lives = self._build(
                     np.broadcast_to(start, (self.size, len(start))).astype(np.int64),
-                    lambda o: np.int64(self._code(o)), lambda o: o.players[0][1])
+                    lambda o: np.int64(self.code(o)), lambda o: o.players[0][1])
 
-    def _code(self, o: Outcome) -> int:
+    def code(self, o: Outcome) -> int:
+        """The terms' digits of one play as one integer."""
         return sum(o.terms[i] * self.scale[i] for i in range(self.digits))
 
-    def _vector(self, o: Outcome) -> Ints:
-        rows = [self._code(o)]
+    def vector(self, o: Outcome) -> Ints:
+        """The rows of one play (its terms' digits as one integer, each player's totals)."""
+        rows = [self.code(o)]
         for n1, n2, p, _ in o.players:
             rows.extend((n1, n2, p))
         return np.array(rows, dtype=np.int64)
@@ -310,14 +312,6 @@ class SetFloors:
             return None
         code = int(self.lives[u][free, min(budget, self.life_high + 1) - self.life_low])
         return None if code >= FAR else code
-
-    def vector(self, o: Outcome) -> Ints:
-        """The rows of one play (its terms' digits as one integer, each player's totals)."""
-        return self._vector(o)
-
-    def code(self, o: Outcome) -> int:
-        """The terms' digits of one play as one integer."""
-        return self._code(o)
 
     def above(self, gap: Sequence[int], u: int) -> int:
         """The integer ``t`` such that, for every sum ``T`` of one play per unit from

@@ -34,6 +34,7 @@ from operator import add
 from trample.models.document.board import Board
 from trample.models.document.combat import Combat, Creature
 from trample.models.document.errors import InputError
+from trample.models.document.keywords import DOUBLE_STRIKE
 from trample.models.document.outcomes import (
     LIFELINK,
     StepResult,
@@ -806,6 +807,14 @@ def most_factor(combat: Combat, source: str) -> int:
         if m.source in (source, "*") and m.factor > 1:
             factor *= m.factor
     return factor
+
+
+def most_dealt(combat: Combat, c: Creature) -> int:
+    """The most combat damage a creature deals in both steps: what it assigns (510.1a), in
+    one step or, with double strike, two (510.4), multiplied at most so much (damage
+    counters and -1/-1 counters between the steps only lower it)."""
+    steps = 2 if c.has(DOUBLE_STRIKE) else 1
+    return steps * max(c.amount, 0) * most_factor(combat, c.id)
 
 
 def reach(combat: Combat, players: Sequence[str]) -> tuple[list[int], list[int]]:
