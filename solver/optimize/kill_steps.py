@@ -45,6 +45,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import floor, inf
+from typing import Any
 
 from trample.solver.optimize.highs import HEURISTICS_OFF, new_highs, run_status
 from trample.solver.optimize.objectives import evaluate, scoring
@@ -143,6 +144,25 @@ def _options(space: LegalSpace, source: Source, own: Sequence[str], values: dict
     return kept
 
 
+_Plan = list[tuple[Source, list[_Option], list[int], int, list[tuple[str, int]],
+                   list[tuple[str, int]]]]
+
+
+@dataclass(frozen=True, slots=True)
+class StepsModel:
+    """The model of a group's options, built (:func:`steps_model`), not yet solved."""
+
+    lp: Any
+    """HiGHS's ``HighsLp``: every column integer, the weighted terms maximized."""
+    scale: dict[str, int]
+    """Each term's weight in the objective (mixed radix, in the order asked)."""
+    plan: _Plan
+    """Per source: its options, their columns, its own damage's column, its columns to
+    shared creatures and to players (what :func:`_realize` reads)."""
+    need: dict[str, int]
+    """Each creature's lethal damage still needed."""
+
+
 def solve_steps(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
                 exclude: frozenset[str] = frozenset(),
                 deadline: float | None = None) -> Amounts | None:
@@ -151,6 +171,46 @@ def solve_steps(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     proved, by the model of each source's options (module docstring); None when the model
     does not apply (another kind of recipient or term, a gate it does not know, numbers
     too large) or HiGHS does not prove it in time."""
+    built = steps_model(space, sources, terms, exclude)
+    if built is None:
+        return None
+    import numpy as np
+
+    h = new_highs(("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP), *HEURISTICS_OFF)
+    if deadline is not None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        h.setOptionValue("time_limit", left)
+    h.passModel(built.lp)
+    h.run()
+    if run_status(h) is not RunStatus.OPTIMAL:
+        return None
+    top = h.getInfo().mip_dual_bound
+    if not np.isfinite(top):
+        return None
+    values_found = [round(v) for v in h.getSolution().col_value]
+    amounts = _realize(space, built.plan, values_found, built.need)
+    if amounts is None or not _legal(space, sources, amounts):
+        return None
+    if score_of(space, amounts, terms, exclude, built.scale) < floor(top + BOUND_SLACK):
+        return None  # not shown optimal: the usual search settles it
+    return amounts
+
+
+def score_of(space: LegalSpace, amounts: Amounts, terms: Sequence[str],
+             exclude: frozenset[str], scale: dict[str, int]) -> int:
+    """What ``amounts`` is worth in the model's objective (weights ``scale``), less what
+    no amount of the group changes."""
+    got = evaluate(space, amounts, terms, exclude)
+    base = evaluate(space, {}, terms, exclude)
+    return sum(scale[t] * (got[t] - base[t]) for t in terms)
+
+
+def steps_model(space: LegalSpace, sources: Sequence[Source], terms: Sequence[str],
+                exclude: frozenset[str] = frozenset()) -> StepsModel | None:
+    """The model of each source's options for ``terms`` over ``sources`` (as
+    :func:`solve_steps` takes them), built; None where it does not apply."""
     if space.alternatives or not set(terms) <= TERMS or len(set(terms)) != len(terms) \
             or not sources:
         return None
@@ -230,8 +290,7 @@ def solve_steps(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     kill_col = {c: column(0, 1, float(weight * values.get(c, 0))) for c in shared}
     player_cols: dict[str, list[int]] = {p: [] for p in reachable}
     into: dict[str, list[tuple[Source, int]]] = {c: [] for c in shared}
-    plan: list[tuple[Source, list[_Option], list[int], int,
-                     list[tuple[str, int]], list[tuple[str, int]]]] = []
+    plan: _Plan = []
     for s in sources:
         own = [r.id for r in s.recipients
                if r.kind == "creature" and r.id not in shared_set and need[r.id] > 0]
@@ -316,35 +375,11 @@ def solve_steps(space: LegalSpace, sources: Sequence[Source], terms: Sequence[st
     lp.a_matrix_.num_row_ = len(rows_lo)
     lp.sense_ = highs.ObjSense.kMaximize
     lp.integrality_ = [highs.HighsVarType.kInteger] * n_cols
-    h = new_highs(("mip_rel_gap", 0.0), ("mip_abs_gap", ABSOLUTE_GAP), *HEURISTICS_OFF)
-    if deadline is not None:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return None
-        h.setOptionValue("time_limit", left)
-    h.passModel(lp)
-    h.run()
-    if run_status(h) is not RunStatus.OPTIMAL:
-        return None
-    top = h.getInfo().mip_dual_bound
-    if not np.isfinite(top):
-        return None
-    values_found = [round(v) for v in h.getSolution().col_value]
-    amounts = _realize(space, plan, values_found, need)
-    if amounts is None or not _legal(space, sources, amounts):
-        return None
-    got = evaluate(space, amounts, terms, exclude)
-    base = evaluate(space, {}, terms, exclude)
-    score_found = sum(scale[t] * (got[t] - base[t]) for t in terms)
-    if score_found < floor(top + BOUND_SLACK):
-        return None  # not shown optimal: the usual search settles it
-    return amounts
+    return StepsModel(lp, scale, plan, need)
 
 
-def _realize(space: LegalSpace,
-             plan: Sequence[tuple[Source, list[_Option], list[int], int,
-                                  list[tuple[str, int]], list[tuple[str, int]]]],
-             values: Sequence[int], need: dict[str, int]) -> Amounts | None:
+def _realize(space: LegalSpace, plan: _Plan, values: Sequence[int],
+             need: dict[str, int]) -> Amounts | None:
     """The split a point of the model stands for: each source's option made amounts
     (its lethal set at its lethal damage, the rest of its damage to its own creatures on
     one of that set, or spread below lethal when it kills none), its amounts to shared
