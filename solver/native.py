@@ -52,6 +52,7 @@ MODULES: tuple[str, ...] = (
     "trample.solver.optimize.rows",
     "trample.solver.optimize.search_settings",
     "trample.solver.optimize.solve",
+    "trample.solver.optimize.solve_numbers",
     "trample.solver.interface.requests",
     "trample.solver.interface.spaces",
     "trample.solver.rules.assignment",
