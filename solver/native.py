@@ -54,6 +54,7 @@ MODULES: tuple[str, ...] = (
     "trample.solver.optimize.solve",
     "trample.solver.optimize.solve_numbers",
     "trample.solver.interface.requests",
+    "trample.solver.interface.solve_lane",
     "trample.solver.interface.spaces",
     "trample.solver.rules.assignment",
     "trample.solver.rules.choosers",

@@ -267,3 +267,51 @@ def test_solve_many_answers_each_as_solve() -> None:
     assert [dict(a) for a in api.solve_many(docs, objective=["kills"])] == \
         [general(d, objective=["kills"]) for d in docs]
     assert DEFAULTS["attackers"] == tuple(api.solve(docs[0])["objective"])
+
+
+# -- serve's lane ---------------------------------------------------------------------------
+
+HOSTILE = ["a0", "\u00e9l\u00e8ve", "\"quoted\"", "back\\slash", "tab\tnew\nline", "\x00\x1f",
+           "\ud83d\ude00", "\ud800", "\u2028\u2029", "</script>", "x" * 199]
+
+
+def _renamed(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """``doc`` with its ids replaced (``names``), blocks and attack targets included."""
+    doc = copy.deepcopy(doc)
+    for player in doc["players"]:
+        player["id"] = names.get(player["id"], player["id"])
+    doc["active_player"] = names.get(doc["active_player"], doc["active_player"])
+    for c in doc["creatures"]:
+        c["id"] = names.get(c["id"], c["id"])
+        c["controller"] = names.get(c["controller"], c["controller"])
+        if "attacking" in c:
+            c["attacking"] = names.get(c["attacking"], c["attacking"])
+        if "blocking" in c:
+            c["blocking"] = [names.get(a, a) for a in c["blocking"]]
+    return doc
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_serves_lane_writes_the_standard_encoders_bytes(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from trample.solver.interface import serve
+
+    docs = [_renamed(small_combat(seed), {"a0": name, "dp": name + "!", "b1": name + "1"})
+            for seed in range(12)]
+    ids: list[Any] = [0, -7, 2**63, -(2**63), 2**63 + 1, name, "", 3.0, None, True]
+    lines = [json.dumps({"jsonrpc": "2.0", "method": "solve", "params": {"combat": doc},
+                         "id": ids[i % len(ids)]}) for i, doc in enumerate(docs)]
+    lines.append(json.dumps([json.loads(line) for line in lines]))
+    lines.append(json.dumps({"jsonrpc": "2.0", "method": "solve",
+                             "params": {"combat": docs[0], "side": "attackers"}, "id": 1}))
+    lane = [serve.respond(line) for line in lines]
+    assert sum(numbers.solve_numbers(doc, None, None) is not None for doc in docs) >= 9
+    monkeypatch.setattr(serve, "answer_line", lambda request: None)
+    assert lane == [serve.respond(line) for line in lines]
+    for line, answer in zip(lines, lane, strict=True):
+        assert answer is not None and json.loads(answer)  # owed, and JSON
+        request = json.loads(line)
+        if isinstance(request, dict) and type(request["id"]) in (int, str):
+            assert json.loads(answer)["result"]["assignment"]

@@ -196,11 +196,15 @@ def solve_many(documents: Iterable[Mapping[str, Any]], *, side: str | None = Non
         # Refused for one side only (a term the blockers' side cannot ask): a document
         # of that side is refused below, with its position.
     answers: list[SolveResult] = []
-    numbers = settings.lone_parts and settings.dynamic_program
+    # Taken when the attackers' terms were read above (or none was given): a document
+    # refused for them goes the general way, which refuses it with its position.
+    attack_terms = None if objective is None else terms_by_side.get("attackers")
+    numbers = settings.lone_parts and settings.dynamic_program and (
+        objective is None or attack_terms is not None)
     for i, document in enumerate(documents):
         try:
             if numbers:
-                found = solve_numbers(document, side, objective)
+                found = solve_numbers(document, side, None, attack_terms)
                 if found is not None:
                     answers.append(cast(SolveResult, found))
                     continue

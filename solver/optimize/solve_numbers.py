@@ -267,22 +267,26 @@ def _most(a: _Attacker) -> int:
     return max(a.power - sum(a.needs), 0)
 
 
-def solve_numbers(document: object, side: object, objective: object) -> dict[str, Any] | None:
+def solve_numbers(document: object, side: object, objective: object,
+                  parsed: tuple[str, ...] | None = None) -> dict[str, Any] | None:
     """``solve``'s answer for the attackers of a tiny combat (see the module's
     docstring), or None when the general path must answer (nothing is refused here,
-    except a bad ``objective`` of a document read whole, in the general path's words)."""
+    except a bad ``objective`` of a document read whole, in the general path's words).
+    ``parsed``: the objective's terms for the attackers, already read (a batch's)."""
     if side is not None and (type(side) is not str or side != "attackers"):
         return None
     read = _read(document)
     if read is None:
         return None
     player, life, attackers, survivals = read
-    if objective is None:
-        terms: tuple[str, ...] = DEFAULTS["attackers"]
+    if parsed is not None:
+        terms: tuple[str, ...] = parsed
+    elif objective is None:
+        terms = DEFAULTS["attackers"]
     else:
         terms = parse_objective(objective, "attackers")
-        if not _TERMS.issuperset(terms):
-            return None
+    if terms is not DEFAULTS["attackers"] and not _TERMS.issuperset(terms):
+        return None
     bases, _ = plain_plan(terms)
     reaching = sum(1 for a in attackers if not a.blockers or a.keywords & _TRAMPLE)
     lethal = "lethal" in bases
