@@ -124,11 +124,11 @@ def test_what_it_declines_goes_the_general_way() -> None:
     lifelink = copy.deepcopy(doc)
     lifelink["creatures"][0]["keywords"] = ["Lifelink"]
     first_strike = {**copy.deepcopy(doc), "step": "first_strike"}
-    named = copy.deepcopy(doc)
-    named["creatures"][0]["name"] = "Ogre"
+    flying = copy.deepcopy(doc)
+    flying["creatures"][0]["keywords"] = ["Flying"]
     shared = copy.deepcopy(doc)
     shared["creatures"][-1]["blocking"] = ["a0", "a0"]
-    for odd in (lifelink, first_strike, named):
+    for odd in (lifelink, first_strike, flying):
         assert solve_numbers(odd, None, None) is None
         assert dict(api.solve(odd)) == general(odd)
     assert solve_numbers(doc, "blockers", None) is None
@@ -176,6 +176,10 @@ def _variants(doc: dict[str, Any]) -> list[Any]:
     changed(("creatures", 0, "attacking"), "ap")
     changed(("creatures", 0, "controller"), "dp")
     changed(("extra",), 1)
+    changed(("creatures", 0, "name"), "Ogre \u00e9")
+    changed(("creatures", 0, "name"), 7)
+    changed(("players", 1, "name"), None)
+    changed(("players", 1, "name"), "Dana")
     changed(("players",), [{"id": "ap"}, {"id": "dp"}, {"id": "x"}])
     out.append(OrderedDict(doc))
     out.append([doc])

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-from trample.models.document.reading import MAX_ID_LENGTH, MAX_MAGNITUDE
+from trample.models.document.reading import MAX_ID_LENGTH, MAX_MAGNITUDE, MAX_TEXT_LENGTH
 from trample.solver.optimize.fastpath import holding
 from trample.solver.optimize.objectives import DEFAULTS, parse_objective, plain_plan
 
@@ -45,9 +45,9 @@ MAX_CREATURES = 16
 a larger one takes the general path."""
 
 _TOP = frozenset({"format", "active_player", "players", "creatures", "step"})
-_PLAYER = frozenset({"id", "life"})
+_PLAYER = frozenset({"id", "life", "name"})
 _CREATURE = frozenset({"id", "controller", "power", "toughness", "damage", "value",
-                       "keywords", "attacking", "blocking"})
+                       "keywords", "attacking", "blocking", "name"})
 
 _TRAMPLE = 1
 _DEATHTOUCH = 2
@@ -98,6 +98,14 @@ def _id(value: object) -> TypeGuard[str]:
     return type(value) is str and 0 < len(value) <= MAX_ID_LENGTH
 
 
+def _named(raw: dict[Any, Any]) -> bool:
+    """Its ``name`` is absent or a string the reader takes (names change no damage)."""
+    name = raw.get("name")
+    if name is None:
+        return "name" not in raw
+    return type(name) is str and len(name) <= MAX_TEXT_LENGTH
+
+
 def _read(document: object) -> tuple[str, int, list[_Attacker], int] | None:
     """The defending player, its life, the attackers (document order) and the value of
     the attackers (all alive: ``survivals``), or None when the document is not of the
@@ -120,7 +128,7 @@ def _read(document: object) -> tuple[str, int, list[_Attacker], int] | None:
             return None
         pid = raw.get("id")
         life = raw.get("life", 20)
-        if not _id(pid) or not _int(life):
+        if not _id(pid) or not _int(life) or not _named(raw):
             return None
         ids.append(pid)
         lives.append(life)
@@ -139,7 +147,7 @@ def _read(document: object) -> tuple[str, int, list[_Attacker], int] | None:
     blocks: list[tuple[str, str, int, int, int]] = []  # blocker, attacker, need, value, kw
     survivals = 0
     for raw in creatures:
-        if type(raw) is not dict or not _CREATURE.issuperset(raw):
+        if type(raw) is not dict or not _CREATURE.issuperset(raw) or not _named(raw):
             return None
         cid = raw.get("id")
         if not _id(cid) or cid in seen:
