@@ -254,7 +254,9 @@ def test_a_tiny_solve_skips_the_general_search_and_the_validator(
 def test_an_illegal_single_answer_is_never_printed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A candidate that breaks a rule (here: one more than the power) is an internal
     error naming the rule, not an answer."""
-    doc = next(doc for doc in TINY if len(doc["creatures"]) > 2)
+    doc = copy.deepcopy(next(doc for doc in TINY if len(doc["creatures"]) > 2))
+    # A keyword the numbers path does not read (it changes no damage): the single path.
+    doc["creatures"][0]["keywords"] = [*doc["creatures"][0].get("keywords", []), "Haste"]
     real = fastpath._lone_candidates
 
     def wrong(space: LegalSpace, source: Any) -> Any:

@@ -65,6 +65,7 @@ from trample.solver.optimize.fastpath import Single, solve_single
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.solve import Solution, optimize
+from trample.solver.optimize.solve_numbers import solve_numbers
 from trample.solver.rules.assignment import parse_assignment, to_entries
 from trample.solver.rules.choosers import SIDES
 from trample.solver.rules.legal_space import LegalSpace, legal_space
@@ -110,6 +111,12 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     ``$/cancelRequest``).
     """
     begin = _began(started)
+    if settings.lone_parts and settings.dynamic_program:
+        found = solve_numbers(document, side, objective)
+        if found is not None:
+            if time_limit is not None:
+                parse_time_limit(time_limit)  # checked as the general path checks it
+            return cast(SolveResult, found)
     return _solve(space_of(document, side), document, side, objective, time_limit, begin,
                   settings, cancel)
 
@@ -189,8 +196,18 @@ def solve_many(documents: Iterable[Mapping[str, Any]], *, side: str | None = Non
         # Refused for one side only (a term the blockers' side cannot ask): a document
         # of that side is refused below, with its position.
     answers: list[SolveResult] = []
+    # Taken when the attackers' terms were read above (or none was given): a document
+    # refused for them goes the general way, which refuses it with its position.
+    attack_terms = None if objective is None else terms_by_side.get("attackers")
+    numbers = settings.lone_parts and settings.dynamic_program and (
+        objective is None or attack_terms is not None)
     for i, document in enumerate(documents):
         try:
+            if numbers:
+                found = solve_numbers(document, side, None, attack_terms)
+                if found is not None:
+                    answers.append(cast(SolveResult, found))
+                    continue
             begin = time.monotonic()
             space = space_of(document, side)
             if objective is None:

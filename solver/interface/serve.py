@@ -59,6 +59,7 @@ from trample.solver.interface.protocol import (
     response_budget,
     session_out_of_order,
 )
+from trample.solver.interface.solve_lane import answer_line
 from trample.solver.interface.transport import (
     Input,
     Output,
@@ -177,6 +178,11 @@ def _batch(requests: list[Any]) -> str | None:
     answers: list[str] = []
     left = MAX_RESPONSE_BYTES
     for request in requests:
+        line = answer_line(request)
+        if line is not None:
+            answers.append(line)
+            left -= len(line) + 2
+            continue
         answer = handle_encoded(request, budget=left)
         if answer is not None:
             answers.append(encode_answer(answer))
@@ -189,6 +195,9 @@ def _answer_decoded(request: Any) -> str | None:
     try:
         if isinstance(request, list):
             return _batch(request)
+        line = answer_line(request)
+        if line is not None:
+            return line
         answer = handle_encoded(request)
         return None if answer is None else encode_answer(answer)
     finally:
