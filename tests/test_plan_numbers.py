@@ -254,3 +254,64 @@ def test_an_attacker_with_many_blockers_goes_the_general_way() -> None:
     combat = Combat.from_json(doc)
     assert numbers.numeric_plan(combat, PLAN_TERMS, planning.MAX_PLAN_SIZE) is None
     assert tuple(plan_combat(combat).objective.values()) == brute_plan.plan_value(doc)
+
+
+def answer_through_spaces(doc: dict, terms: list[str]) -> dict:
+    """``api.plan``'s answer written the general way: each split's entries in the order
+    of its step's legal space, the regular step's read on the document after first-strike
+    damage."""
+    from trample.solver.rules.assignment import to_entries
+    from trample.solver.rules.legal_space import legal_space
+
+    combat = Combat.from_json(doc)
+    found = plan_combat(combat, terms)
+    regular = planning.regular_document(combat, found.first_strike,
+                                        found.blockers_first_strike) \
+        if combat.step == "first_strike" else combat
+    return {"status": found.status, "objective": found.objective,
+            "first_strike": to_entries(legal_space(combat, "attackers"), found.first_strike),
+            "line": {
+                "blockers_first_strike": to_entries(legal_space(combat, "blockers"),
+                                                    found.blockers_first_strike),
+                "attackers_regular": to_entries(legal_space(regular, "attackers"),
+                                                found.attackers_regular),
+                "blockers_regular": to_entries(legal_space(regular, "blockers"),
+                                               found.blockers_regular)}}
+
+
+DECLINED = ("blocker lifelink", "shared blocker", "infect", "bystander", "wither")
+
+
+@st.composite
+def declined(draw: st.DrawFn) -> dict:
+    """A small combat with something the numbers' path does not take."""
+    doc = draw(combats(attackers=2, blockers=3, power=4))
+    creatures = doc["creatures"]
+    attackers = [c for c in creatures if "attacking" in c]
+    blockers = [c for c in creatures if "blocking" in c]
+    change = draw(st.sampled_from(DECLINED))
+    if change == "blocker lifelink" and blockers:
+        blockers[0]["keywords"] = [*blockers[0]["keywords"], "lifelink"]
+    elif change == "shared blocker" and blockers and len(attackers) > 1:
+        blockers[0]["blocking"] = [a["id"] for a in attackers]
+    elif change in ("infect", "wither"):
+        attackers[0]["keywords"] = [*attackers[0]["keywords"], change]
+    else:
+        creatures.append({"id": "e", "controller": "dp", "power": 1, "toughness": 1})
+    return doc
+
+
+@PROPERTY
+@given(doc=st.one_of(combats(), declined()), terms=objectives())
+def test_the_answer_written_without_legal_spaces_is_the_one_written_with_them(
+        doc: dict, terms: list[str]) -> None:
+    """Every entry list in the legal spaces' order, the same status and objective, on the
+    combats the numbers' path answers (written from their amounts) and on those it
+    declines (written through the legal spaces)."""
+    from trample.solver.interface import api
+
+    combat = Combat.from_json(doc)
+    taken = numbers.numeric_plan(combat, terms, planning.MAX_PLAN_SIZE) is not None
+    found = plan_combat(Combat.from_json(doc), terms)
+    assert found.ordered == taken
+    assert api.plan(doc, terms) == answer_through_spaces(doc, terms)
