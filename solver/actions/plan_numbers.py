@@ -161,8 +161,10 @@ class _Part:
     def last_outcomes(self, alive: State, marked: int) -> list[Option]:
         """What the regular step can add, as the last step, over every split of the
         attacker (without listing them): the damage to the player, the value of the
-        blockers killed, the attacker's value if it dies, the life gained. Those that
-        kill the same blockers and deal the same damage to the player are one."""
+        blockers killed, the attacker's value if it dies, the life gained; of those, the
+        ones no other beats on every number (:func:`_front`). The attacker's death and
+        its life gained do not depend on its split, so among the lines that deal the
+        player nothing only the one that kills the most value counts."""
         # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
         # killed must land where it kills nothing else: on a blocker killed or one that
         # cannot die (no limit), else below each other blocker's lethal damage.
@@ -195,7 +197,16 @@ class _Part:
             return [(0, base, lost, 0)]  # it assigns nothing
         if not alive:
             return [(power, base, lost, gained)]  # unblocked, or 702.19e
-        out: list[Option] = []
+        through: Option | None = None
+        if self.trample and power - lethal >= 1:
+            # 702.19b: damage to the player once every blocker is lethally assigned (each
+            # it can kill is then killed); the most is the best of those lines. It beats
+            # every line that deals the player nothing unless a blocker is worth less
+            # than nothing.
+            through = (power - lethal, base + sum(w for _, w in optional), lost, gained)
+            if all(w >= 0 for _, w in optional):
+                return [through]
+        top: int | None = None
         count = len(optional)
         for mask in range(1 << count):
             cost = killed = room = 0
@@ -208,12 +219,13 @@ class _Part:
                     room += need - 1
             if cost > power:
                 continue
-            if mask or sink or power - cost <= room:
-                out.append((0, base + killed, lost, gained))
-        if self.trample and power - lethal >= 1:
-            # 702.19b: damage to the player once every blocker is lethally assigned (each
-            # it can kill is then killed); the most is the best of those lines.
-            out.append((power - lethal, base + sum(w for _, w in optional), lost, gained))
+            if (mask or sink or power - cost <= room) and (top is None or killed > top):
+                top = killed
+        out: list[Option] = [] if top is None else [(0, base + top, lost, gained)]
+        if through is not None:
+            if top is not None and through[1] >= base + top:
+                return [through]
+            out.append(through)
         return out
 
     def step(self, alive: State, marked: int, split: Split | None, first: bool
