@@ -208,7 +208,12 @@ class _Part:
                 return [through]
         top: int | None = None
         count = len(optional)
-        for mask in range(1 << count):
+        if sum(need for need, _ in optional) <= power and all(w >= 0 for _, w in optional):
+            # It can kill them all, and none is worth less than nothing: killing them all
+            # kills the most (with none to kill, each blocker is a sink).
+            count = -1
+            top = sum(w for _, w in optional)
+        for mask in range(1 << count) if count >= 0 else ():
             cost = killed = room = 0
             for j in range(count):
                 need, worth = optional[j]
@@ -317,6 +322,71 @@ def size_bound(combat: Combat, parts: Sequence[_Part]) -> int:
     return size
 
 
+MAX_KILL_SETS = 64
+"""The most sets of blockers :func:`_first_of_each` reads for one attacker."""
+
+
+def _first_of_each(part: _Part, start: State,
+                   limits: Sequence[tuple[int, int, int, int]]) -> list[Split] | None:
+    """The attacker's first first-strike split (in :meth:`_Part.splits`' order) of each
+    set of its blockers a split may kill and, for a trampler, of each amount it may deal
+    the player; None when listing every split is no dearer.
+
+    ``limits`` holds each blocker's first-strike damage to die (at most 0: it dies
+    anyway; ``1 << 30``: it cannot die). The splits that give the player nothing come
+    first, in decreasing lexicographic order of their amounts: for a set of blockers that
+    dies, the first is the one that gives each blocker in turn the most it can while the
+    blockers after it can still take the rest (each that dies at least its limit, each
+    that lives below it; one that dies takes any amount above its limit). A trampler's
+    splits that reach the player come after them, the most to the first blocker, the
+    first giving the player 1, then 2, ... (702.19b: each blocker then has lethal
+    damage)."""
+    power = part.power
+    count = len(start)
+    sets = 1 << count
+    if not part.blocked or count < 2 or sets > MAX_KILL_SETS or sets >= part.count(count):
+        return None
+    need = [max(limit[2], 0) for limit in limits]
+    room = [limit[2] - 1 for limit in limits]
+    # The damage each set of blockers needs to die, built from the set without its
+    # lowest blocker; the blockers that die anyway are in every set.
+    least = [0] * sets
+    for mask in range(1, sets):
+        low = mask & -mask
+        least[mask] = least[mask ^ low] + need[low.bit_length() - 1]
+    must = 0
+    for j in range(count):
+        if room[j] < 0:
+            must |= 1 << j
+    firsts: list[tuple[int, ...]] = []
+    for mask in range(sets):
+        if mask & must != must or least[mask] > power or (not mask and sum(room) < power):
+            continue
+        amounts: list[int] = []
+        rest, after = power, least[mask]
+        for j in range(count):
+            if mask >> j & 1:
+                after -= need[j]
+                n = rest - after
+            else:
+                n = min(room[j], rest - after)
+            amounts.append(n)
+            rest -= n
+        firsts.append(tuple(amounts))
+    firsts.sort(reverse=True)
+    out: list[Split] = [(amounts, 0) for amounts in firsts]
+    if part.trample:
+        blockers = part.blockers
+        needs = []
+        for index, marked in start:
+            left = blockers[index][2] - marked
+            needs.append(0 if left <= 0 else 1 if part.deathtouch else left)
+        spare = power - sum(needs)
+        for player in range(1, spare + 1):
+            out.append(((needs[0] + spare - player, *needs[1:]), player))
+    return out
+
+
 class _Lines:
     """A part's lines: its first-strike splits, what each leaves, and the best numbers of
     the regular step after each (its regular splits are listed only for the one the
@@ -326,27 +396,12 @@ class _Lines:
         self.part = part
         start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
         self.start = start
-        first_splits = part.splits(start) if part.first else None
-        self.first: list[Split | None] = list(first_splits) if first_splits else [None]
-        self.after: list[tuple[State, int, int]] = []
-        """For each first-strike split: the blockers left, the damage to the player and
-        the value of the blockers killed."""
-        self.line_of: list[int] = []
-        """For each first-strike split: which of :attr:`lines` follow it."""
-        self.lines: list[list[Option]] = []
-        """The numbers of the whole part's lines after a first-strike split, once for
-        each different thing the first step does."""
         value = part.value
         if first_step:
             # The attacker's damage taken, and so its death, do not depend on its split.
             _, marked, died, _, _, _ = part.step(start, part.damage, None, True)
         else:
             marked, died = part.damage, False
-        lost = value if died else 0
-        gained = part.power if part.lifelink and self.first[0] is not None else 0
-        self.marked, self.died, self.lost, self.gained = marked, died, lost, gained
-        """The attacker's marked damage after the first step, whether it died, its value
-        if so, and the life its lifelink gained: the same whatever its split."""
         # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
         blockers = part.blockers
         limits: list[tuple[int, int, int, int]] = []
@@ -356,6 +411,30 @@ class _Lines:
             never = b[7] or not first_step
             limits.append((index, already, 1 << 30 if never else min(1, left)
                            if part.deathtouch else left, b[8]))
+        first_splits: list[Split] | None = None
+        if part.first:
+            if died or not part.regular:
+                # What follows a split then depends only on the blockers it kills and the
+                # damage it deals the player: the first split of each such outcome.
+                first_splits = _first_of_each(part, start, limits)
+            if first_splits is None:
+                first_splits = part.splits(start)
+        self.first: list[Split | None] = list(first_splits) if first_splits else [None]
+        """The first-strike splits, in the legal space's order (or only the first of
+        each outcome, when no more is needed to tell them apart)."""
+        self.after: list[tuple[State, int, int]] = []
+        """For each first-strike split: the blockers left, the damage to the player and
+        the value of the blockers killed."""
+        self.line_of: list[int] = []
+        """For each first-strike split: which of :attr:`lines` follow it."""
+        self.lines: list[list[Option]] = []
+        """The numbers of the whole part's lines after a first-strike split, once for
+        each different thing the first step does."""
+        lost = value if died else 0
+        gained = part.power if part.lifelink and self.first[0] is not None else 0
+        self.marked, self.died, self.lost, self.gained = marked, died, lost, gained
+        """The attacker's marked damage after the first step, whether it died, its value
+        if so, and the life its lifelink gained: the same whatever its split."""
         nothing = (0,) * len(start)
         regular: dict[State, list[Option]] = {}
         seen: dict[tuple[State, int, int], int] = {}
