@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from math import comb
+from operator import itemgetter
 
 from trample.models.document.assignment import Pair
 from trample.models.document.combat import NO_EFFECTS, Combat, Creature, Player
@@ -397,13 +398,18 @@ class _Lines:
         start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
         self.start = start
         value = part.value
-        if first_step:
-            # The attacker's damage taken, and so its death, do not depend on its split.
-            _, marked, died, _, _, _ = part.step(start, part.damage, None, True)
-        else:
-            marked, died = part.damage, False
-        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
         blockers = part.blockers
+        marked, died = part.damage, False
+        if first_step:
+            # The attacker's damage taken, and so its death, do not depend on its split
+            # (as :meth:`_Part.step` deals it).
+            touched = False
+            for b in blockers:
+                if b[4] and b[1] > 0:
+                    marked += b[1]
+                    touched = touched or b[6]
+            died = not part.indestructible and (marked >= part.toughness or touched)
+        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
         limits: list[tuple[int, int, int, int]] = []
         for index, already in start:
             b = blockers[index]
@@ -413,9 +419,12 @@ class _Lines:
                            if part.deathtouch else left, b[8]))
         first_splits: list[Split] | None = None
         if part.first:
-            if died or not part.regular:
+            if died or not part.regular or (part.deathtouch
+                                            and not any(b[7] for b in blockers)):
                 # What follows a split then depends only on the blockers it kills and the
-                # damage it deals the player: the first split of each such outcome.
+                # damage it deals the player (with deathtouch, a blocker it does not kill
+                # was dealt nothing, unless it is indestructible): the first split of each
+                # such outcome.
                 first_splits = _first_of_each(part, start, limits)
             if first_splits is None:
                 first_splits = part.splits(start)
@@ -438,6 +447,7 @@ class _Lines:
         nothing = (0,) * len(start)
         regular: dict[State, list[Option]] = {}
         seen: dict[tuple[State, int, int], int] = {}
+        after, line_of, lines = self.after, self.line_of, self.lines
         for count, split in enumerate(self.first):
             if not count & 63:
                 check()
@@ -451,19 +461,19 @@ class _Lines:
                     alive.append((index, already + n))
             state = tuple(alive)
             key = (state, player, killed)
-            self.after.append(key)
+            after.append(key)
             known = seen.get(key)
             if known is None:
-                known = seen[key] = len(self.lines)
+                known = seen[key] = len(lines)
                 if died:
-                    self.lines.append([(player, killed, value, gained)])
+                    lines.append([(player, killed, value, gained)])
                 else:
                     outcomes = regular.get(state)
                     if outcomes is None:
                         outcomes = regular[state] = part.last_outcomes(state, marked)
-                    self.lines.append([(player + p2, killed + k2, l2, gained + g2)
-                                       for p2, k2, l2, g2 in outcomes])
-            self.line_of.append(known)
+                    lines.append([(player + p2, killed + k2, l2, gained + g2)
+                                  for p2, k2, l2, g2 in outcomes])
+            line_of.append(known)
 
     def front(self, k: int) -> list[Option]:
         """The numbers of the lines after first-strike split ``k`` that no other beats on
@@ -519,6 +529,13 @@ _SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
           "life_gain": 5}
 
 
+def _single(slot: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """One term's number, as a vector of one."""
+    def pick(numbers: tuple[int, ...]) -> tuple[int, ...]:
+        return (numbers[slot],)
+    return pick
+
+
 class _Scoring:
     """The terms of ``plan`` from the four sums of the parts' numbers."""
 
@@ -532,13 +549,15 @@ class _Scoring:
         """Where each term is among :meth:`vector`'s numbers (6: a term that is 0 on
         these combats: planeswalker_deaths, battle_deaths, poison, loyalty_loss,
         defense_loss)."""
+        self.pick: Callable[[tuple[int, ...]], tuple[int, ...]] = itemgetter(*self.slots) \
+            if len(self.slots) > 1 else _single(self.slots[0])
+        """The terms' numbers, in order, from :meth:`vector`'s seven (in C)."""
         self.scored = 0
 
     def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
         """The value of a combat whose parts' lines add up to these numbers."""
-        numbers = (1 if self.poisoned or self.life - damage <= 0 else 0, killed,
-                   self.worth - lost, killed - lost, damage, gained, 0)
-        return tuple([numbers[i] for i in self.slots])
+        return self.pick((1 if self.poisoned or self.life - damage <= 0 else 0, killed,
+                          self.worth - lost, killed - lost, damage, gained, 0))
 
     def sums(self, choices: Sequence[Sequence[Option]]) -> list[Option]:
         """The sums of one line of each part, among ``choices``, that no other sum beats
@@ -569,6 +588,9 @@ class _Scoring:
         parts' lines)."""
         self.scored += len(others)
         d, k, lost, g = option
+        if len(others) == 1:
+            t = others[0]
+            return self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
         best: tuple[int, ...] | None = None
         for t in others:
             v = self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
