@@ -105,7 +105,8 @@ class _Part:
     """An attacking creature and the creatures blocking it."""
 
     __slots__ = ("blocked", "blockers", "damage", "deathtouch", "first", "id", "indestructible",
-                 "lifelink", "power", "regular", "target", "toughness", "trample", "value")
+                 "lifelink", "power", "regular", "regular_blockers", "target", "toughness",
+                 "trample", "value")
 
     def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
                  first_step: bool) -> None:
@@ -126,6 +127,12 @@ class _Part:
             and attacker.power > 0
         self.blockers = blockers
         self.blocked = blocked
+        self.regular_blockers = tuple(
+            (b[1] if b[5] and b[1] > 0 else 0, b[5] and b[1] > 0 and b[6], b[2], b[7], b[8])
+            for b in blockers)
+        """For each blocker, what the regular step reads: the damage it deals the
+        attacker there, whether that damage has deathtouch, its toughness, whether it is
+        indestructible, its value."""
 
     def splits(self, alive: State) -> list[Split] | None:
         """The attacker's legal splits over ``alive`` (None: it assigns nothing)."""
@@ -170,26 +177,32 @@ class _Part:
         # killed must land where it kills nothing else: on a blocker killed or one that
         # cannot die (no limit), else below each other blocker's lethal damage.
         optional: list[tuple[int, int]] = []
-        sink = False
-        base = received = lethal = 0
-        touched = False
-        blockers = self.blockers
+        sink = touched = False
+        base = received = lethal = needed = killable = 0
+        nonnegative = True
+        deathtouch = self.deathtouch
+        regular_blockers = self.regular_blockers
         for index, already in alive:
-            _, strength, toughness, _, _, deals, deathtouch, indestructible, worth = \
-                blockers[index]
-            if deals and strength > 0:
-                received += strength
-                touched = touched or deathtouch
+            hits, touches, toughness, indestructible, worth = regular_blockers[index]
+            if hits:
+                received += hits
+                if touches:
+                    touched = True
             left = toughness - already
             if left > 0:
-                lethal += 1 if self.deathtouch else left
-            if indestructible:
-                sink = True
-            elif left <= 0:
-                sink = True
-                base += worth  # dies whatever it is dealt
+                need = 1 if deathtouch else left
+                lethal += need
+                if indestructible:
+                    sink = True
+                else:
+                    optional.append((need, worth))
+                    needed += need
+                    killable += worth
+                    nonnegative = nonnegative and worth >= 0
             else:
-                optional.append((1 if self.deathtouch else left, worth))
+                sink = True
+                if not indestructible:
+                    base += worth  # dies whatever it is dealt
         died = not self.indestructible and (marked + received >= self.toughness or touched)
         lost = self.value if died else 0
         power = self.power
@@ -204,16 +217,16 @@ class _Part:
             # it can kill is then killed); the most is the best of those lines. It beats
             # every line that deals the player nothing unless a blocker is worth less
             # than nothing.
-            through = (power - lethal, base + sum(w for _, w in optional), lost, gained)
-            if all(w >= 0 for _, w in optional):
+            through = (power - lethal, base + killable, lost, gained)
+            if nonnegative:
                 return [through]
         top: int | None = None
         count = len(optional)
-        if sum(need for need, _ in optional) <= power and all(w >= 0 for _, w in optional):
+        if needed <= power and nonnegative:
             # It can kill them all, and none is worth less than nothing: killing them all
             # kills the most (with none to kill, each blocker is a sink).
             count = -1
-            top = sum(w for _, w in optional)
+            top = killable
         for mask in range(1 << count) if count >= 0 else ():
             cost = killed = room = 0
             for j in range(count):
@@ -525,6 +538,9 @@ def _better_first(o: Option) -> tuple[int, int, int, int]:
     return (-o[0], -o[1], o[2], -o[3])
 
 
+MAX_PICKS = 256
+_PICKS: dict[tuple[str, ...], Callable[[tuple[int, ...]], tuple[int, ...]]] = {}
+""":attr:`_Scoring.pick` of the first :data:`MAX_PICKS` lists of terms asked."""
 _SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
           "life_gain": 5}
 
@@ -541,17 +557,25 @@ class _Scoring:
 
     def __init__(self, combat: Combat, player: str, parts: Sequence[_Part],
                  terms: Sequence[str]) -> None:
-        defending = next(p for p in combat.players if p.id == player)
-        self.life = defending.life
-        self.poisoned = defending.poison >= POISON_TO_LOSE
-        self.worth = sum(p.value for p in parts)
-        self.slots = tuple(_SLOTS.get(t, 6) for t in terms)
-        """Where each term is among :meth:`vector`'s numbers (6: a term that is 0 on
-        these combats: planeswalker_deaths, battle_deaths, poison, loyalty_loss,
-        defense_loss)."""
-        self.pick: Callable[[tuple[int, ...]], tuple[int, ...]] = itemgetter(*self.slots) \
-            if len(self.slots) > 1 else _single(self.slots[0])
-        """The terms' numbers, in order, from :meth:`vector`'s seven (in C)."""
+        for defending in combat.players:
+            if defending.id == player:
+                self.life = defending.life
+                self.poisoned = defending.poison >= POISON_TO_LOSE
+        worth = 0
+        for part in parts:
+            worth += part.value
+        self.worth = worth
+        key = tuple(terms)
+        known = _PICKS.get(key)
+        if known is None:
+            slots = tuple(_SLOTS.get(t, 6) for t in terms)
+            known = itemgetter(*slots) if len(slots) > 1 else _single(slots[0])
+            if len(_PICKS) < MAX_PICKS:
+                _PICKS[key] = known
+        self.pick: Callable[[tuple[int, ...]], tuple[int, ...]] = known
+        """The terms' numbers, in order, from :meth:`vector`'s seven (in C): where
+        each term is among them (6: a term that is 0 on these combats:
+        planeswalker_deaths, battle_deaths, poison, loyalty_loss, defense_loss)."""
         self.scored = 0
 
     def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
