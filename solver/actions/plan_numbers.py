@@ -29,7 +29,7 @@ answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
 from operator import itemgetter
 
@@ -499,19 +499,22 @@ class _Lines:
             return _front(self.lines[0])
         return _front([o for options in self.lines for o in options])
 
-    def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
-        """The regular splits after first-strike split ``k``, in order, with the whole
-        part's numbers."""
+    def seconds(self, k: int) -> list[Split | None]:
+        """The regular splits after first-strike split ``k``, in order (None: the
+        attacker assigns nothing)."""
+        if self.died or not self.part.regular:
+            return [None]
+        return list(self.part.splits(self.after[k][0]) or ()) or [None]
+
+    def second(self, k: int, split: Split | None) -> tuple[Split | None, Option]:
+        """Regular split ``split`` after first-strike split ``k``, with the whole part's
+        numbers."""
         alive, player, killed = self.after[k]
-        marked, lost, gained = self.marked, self.lost, self.gained
         if self.died:
-            yield None, (player, killed, lost, gained)
-            return
+            return None, (player, killed, self.lost, self.gained)
         part = self.part
-        listed: list[Split | None] = list(part.splits(alive) or ()) if part.regular else []
-        for s in listed or [None]:
-            _, _, d2, p2, k2, g2 = part.step(alive, marked, s, False)
-            yield s, (player + p2, killed + k2, part.value if d2 else 0, gained + g2)
+        _, _, d2, p2, k2, g2 = part.step(alive, self.marked, split, False)
+        return split, (player + p2, killed + k2, part.value if d2 else 0, self.gained + g2)
 
 
 def _front(options: Sequence[Option]) -> list[Option]:
@@ -743,9 +746,18 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     # Then the first regular split of each, likewise.
     picked: list[tuple[Split | None, Option]] = []
     for i, line in enumerate(lines):
-        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
-        for second in line.seconds(chosen[i]):
+        k = chosen[i]
+        candidates = line.seconds(k)
+        if len(candidates) == 1:
+            # Its one regular split: the line of its first-strike split that reaches the
+            # value has no other.
             dealt += 1
+            picked.append(line.second(k, candidates[0]))
+            continue
+        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
+        for split in candidates:
+            dealt += 1
+            second = line.second(k, split)
             if scoring.best_with(second[1], others) == value:
                 picked.append(second)
                 break
