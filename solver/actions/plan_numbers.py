@@ -101,6 +101,14 @@ def compositions(total: int, count: int) -> tuple[tuple[int, ...], ...]:
     return found
 
 
+def _regular(b: Blocker) -> tuple[int, bool, int, bool, int]:
+    """What the regular step reads of a blocker: the damage it deals the attacker there,
+    whether that damage has deathtouch, its toughness, whether it is indestructible, its
+    value."""
+    hits = b[1] if b[5] and b[1] > 0 else 0
+    return hits, hits > 0 and b[6], b[2], b[7], b[8]
+
+
 class _Part:
     """An attacking creature and the creatures blocking it."""
 
@@ -109,7 +117,9 @@ class _Part:
                  "trample", "value")
 
     def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
-                 first_step: bool) -> None:
+                 first_step: bool,
+                 regular_blockers: tuple[tuple[int, bool, int, bool, int], ...] | None = None
+                 ) -> None:
         keywords = attacker.keywords
         self.id = attacker.id
         self.target = attacker.attacking or ""
@@ -127,12 +137,9 @@ class _Part:
             and attacker.power > 0
         self.blockers = blockers
         self.blocked = blocked
-        self.regular_blockers = tuple(
-            (b[1] if b[5] and b[1] > 0 else 0, b[5] and b[1] > 0 and b[6], b[2], b[7], b[8])
-            for b in blockers)
-        """For each blocker, what the regular step reads: the damage it deals the
-        attacker there, whether that damage has deathtouch, its toughness, whether it is
-        indestructible, its value."""
+        self.regular_blockers = regular_blockers if regular_blockers is not None \
+            else tuple(_regular(b) for b in blockers)
+        """For each blocker, what the regular step reads (:func:`_regular`)."""
 
     def splits(self, alive: State) -> list[Split] | None:
         """The attacker's legal splits over ``alive`` (None: it assigns nothing)."""
@@ -296,30 +303,42 @@ def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
         return None
     player = defending[0]
     first_step = combat.step == "first_strike"
+    active = combat.active_player
     attackers: list[Creature] = []
     blocks: dict[str, list[Blocker]] = {}
+    regular: dict[str, list[tuple[int, bool, int, bool, int]]] = {}
     for c in combat.creatures:
         if c.effects is not NO_EFFECTS or c.toxic or c.toughness <= 0:
             return None
+        keywords = c.keywords
         if c.attacking is not None:
-            if c.blocking or c.attacking != player or c.controller != combat.active_player \
-                    or not c.keywords <= ATTACKER_KEYWORDS:
+            if c.blocking or c.attacking != player or c.controller != active \
+                    or not keywords <= ATTACKER_KEYWORDS:
                 return None
             attackers.append(c)
-            blocks.setdefault(c.id, [])
+            if c.id not in blocks:
+                blocks[c.id] = []
+                regular[c.id] = []
         elif len(c.blocking) == 1 and c.controller == player \
-                and c.keywords <= BLOCKER_KEYWORDS:
-            strikes_first = FIRST_STRIKE in c.keywords or DOUBLE_STRIKE in c.keywords
-            blocks.setdefault(c.blocking[0], []).append((
-                c.id, c.power, c.toughness, c.damage, first_step and strikes_first,
-                DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords,
-                DEATHTOUCH in c.keywords, INDESTRUCTIBLE in c.keywords, c.value))
+                and keywords <= BLOCKER_KEYWORDS:
+            double = DOUBLE_STRIKE in keywords
+            blocker = (c.id, c.power, c.toughness, c.damage,
+                       first_step and (double or FIRST_STRIKE in keywords),
+                       double or FIRST_STRIKE not in keywords, DEATHTOUCH in keywords,
+                       INDESTRUCTIBLE in keywords, c.value)
+            target = c.blocking[0]
+            if target not in blocks:
+                blocks[target] = []
+                regular[target] = []
+            blocks[target].append(blocker)
+            regular[target].append(_regular(blocker))
         else:
             return None
     if len(blocks) != len(attackers):
         return None  # a creature blocks something that is not an attacker
-    parts = [_Part(a, tuple(blocks[a.id]), combat.is_blocked(a), first_step)
-             for a in attackers]
+    # Blocked: it has a blocker, or its blockers are gone (Combat.is_blocked).
+    parts = [_Part(a, tuple(blocks[a.id]), bool(blocks[a.id]) or a.blocked is True,
+                   first_step, tuple(regular[a.id])) for a in attackers]
     return parts, player
 
 
@@ -408,28 +427,29 @@ class _Lines:
 
     def __init__(self, part: _Part, first_step: bool, check: Callable[[], None]) -> None:
         self.part = part
-        start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
-        self.start = start
         value = part.value
         blockers = part.blockers
         marked, died = part.damage, False
-        if first_step:
-            # The attacker's damage taken, and so its death, do not depend on its split
-            # (as :meth:`_Part.step` deals it).
-            touched = False
-            for b in blockers:
-                if b[4] and b[1] > 0:
-                    marked += b[1]
-                    touched = touched or b[6]
-            died = not part.indestructible and (marked >= part.toughness or touched)
+        touched = False
+        deathtouch = part.deathtouch
         # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
         limits: list[tuple[int, int, int, int]] = []
-        for index, already in start:
-            b = blockers[index]
+        begin: list[tuple[int, int]] = []
+        for index, b in enumerate(blockers):
+            already = b[3]
+            begin.append((index, already))
             left = b[2] - already
-            never = b[7] or not first_step
-            limits.append((index, already, 1 << 30 if never else min(1, left)
-                           if part.deathtouch else left, b[8]))
+            limits.append((index, already, 1 << 30 if b[7] or not first_step
+                           else min(1, left) if deathtouch else left, b[8]))
+            if first_step and b[4] and b[1] > 0:
+                # The attacker's damage taken, and so its death, do not depend on its
+                # split (as :meth:`_Part.step` deals it).
+                marked += b[1]
+                touched = touched or b[6]
+        if first_step:
+            died = not part.indestructible and (marked >= part.toughness or touched)
+        start: State = tuple(begin)
+        self.start = start
         first_splits: list[Split] | None = None
         if part.first:
             if died or not part.regular or (part.deathtouch
@@ -484,8 +504,12 @@ class _Lines:
                     outcomes = regular.get(state)
                     if outcomes is None:
                         outcomes = regular[state] = part.last_outcomes(state, marked)
-                    lines.append([(player + p2, killed + k2, l2, gained + g2)
-                                  for p2, k2, l2, g2 in outcomes])
+                    if len(outcomes) == 1:
+                        p2, k2, l2, g2 = outcomes[0]
+                        lines.append([(player + p2, killed + k2, l2, gained + g2)])
+                    else:
+                        lines.append([(player + p2, killed + k2, l2, gained + g2)
+                                      for p2, k2, l2, g2 in outcomes])
             line_of.append(known)
 
     def front(self, k: int) -> list[Option]:
