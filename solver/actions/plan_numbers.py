@@ -10,7 +10,14 @@ to the whole combat: the damage dealt to the defending player, the value of the 
 that die, the value of the attacker if it dies, and the life its lifelink gains. Every
 term ``plan`` scores is a function of the four sums; a part's line no better on any of
 them than another of the same part is dropped (it cannot make the combat better), and
-the parts' remaining lines are combined.
+the parts' remaining lines are combined. When what follows a first-strike split depends
+only on the blockers it kills and the damage it deals the player (the attacker dies in
+that step, deals no regular damage, or has deathtouch), only the first split of each
+such outcome is dealt (:func:`_first_of_each`).
+
+Each split's amounts are written in the legal space's order (sources in document order,
+each attacker's blockers in document order and then the player), positive only: the
+answer's entries are their items as they are.
 
 The answer is the one :class:`.plan._Search` gives: its value, and the first split of
 each choice, in the order the legal space enumerates them (:func:`.plan.splits`: the
