@@ -736,7 +736,9 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
            check: Callable[[], None]) -> NumericPlan | None:
     first_step = combat.step == "first_strike"
     lines = [_Lines(p, first_step, check) for p in parts]
-    dealt = sum(len(line.first) for line in lines)
+    dealt = 0
+    for line in lines:
+        dealt += len(line.first)
     everything = [line.best() for line in lines]
     combos = 1
     for f in everything:
@@ -760,7 +762,8 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
         for k, known in enumerate(line.line_of):
             if known in missed:
                 continue
-            check()
+            if not k & 63:
+                check()
             for o in line.lines[known]:
                 hit = reaching.get(o)
                 if hit is None:
