@@ -682,6 +682,8 @@ def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
             b = part.blockers[index]
             if b[1] > 0 and (b[4] if first else b[5]):
                 dealing[b[0]] = part.id
+    if not dealing:
+        return {}
     return {(c.id, dealing[c.id]): c.power for c in combat.creatures if c.id in dealing}
 
 

@@ -410,6 +410,8 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
 
 def _plan_entries(amounts: Mapping[Pair, int]) -> list[dict[str, Any]]:
     """The JSON entries of a split whose amounts are in canonical order, positive only."""
+    if not amounts:
+        return []
     return entries_json([(s, t, a) for (s, t), a in amounts.items()])
 
 
