@@ -88,8 +88,33 @@ def line(found: planning.Plan | numbers.NumericPlan) -> tuple[object, ...]:
             found.attackers_regular, found.blockers_regular)
 
 
+@st.composite
+def crowded(draw: st.DrawFn, blockers: int = 4, power: int = 7) -> dict:
+    """A combat of the first-strike step whose first attacker strikes first and is
+    blocked by two to ``blockers`` more creatures (small enough for the numbers' size
+    limit with the default bounds)."""
+    doc = draw(combats(attackers=2, blockers=1, power=3))
+    first = next(c for c in doc["creatures"] if "attacking" in c)
+    first["power"] = draw(st.integers(1, power))
+    first["keywords"] = [k for k in first["keywords"] if k not in ("first strike",
+                                                                    "double strike")]
+    first["keywords"].append(draw(st.sampled_from(["first strike", "double strike"])))
+    for j in range(draw(st.integers(2, blockers))):
+        blocker = {"id": f"w{j}", "controller": "dp", "power": draw(st.integers(0, 4)),
+                   "toughness": draw(st.integers(1, 5)),
+                   "keywords": draw(st.lists(st.sampled_from(BLOCKER_KEYWORDS),
+                                             max_size=2, unique=True)),
+                   "value": draw(st.integers(-1, 4)), "blocking": [first["id"]]}
+        if draw(st.integers(0, 3)) == 0:
+            blocker["damage"] = draw(st.integers(0, blocker["toughness"]))
+        doc["creatures"].append(blocker)
+    first.pop("blocked", None)
+    doc["step"] = "first_strike"
+    return doc
+
+
 @PROPERTY
-@given(doc=combats(), terms=objectives())
+@given(doc=st.one_of(combats(), crowded()), terms=objectives())
 def test_the_numbers_give_the_general_search_s_value_and_line(doc: dict,
                                                               terms: list[str]) -> None:
     """The same value and the same four splits (the first of each choice, in the legal
@@ -137,6 +162,33 @@ def test_each_attacker_s_splits_come_in_the_legal_space_s_order(doc: dict) -> No
         listed.append([numbers._amounts(part, start, s, player) for s in ways or [None]])
     combined = [{k: v for d in each for k, v in d.items()} for each in product(*listed)]
     assert combined == splits(combat, "attackers")
+
+
+@PROPERTY
+@given(doc=crowded(blockers=5, power=8))
+def test_the_first_split_of_each_outcome_is_the_first_in_the_legal_space_s_order(
+        doc: dict) -> None:
+    """Of the attackers' first-strike splits, listed one by one, the first that kills
+    each set of blockers (and deals the player each amount) are the ones worked out for
+    them, in the same order."""
+    combat = Combat.from_json(doc)
+    if combat.step != "first_strike":
+        return
+    found = numbers._parts(combat)
+    assert found is not None
+    for part in found[0]:
+        start = tuple((i, b[3]) for i, b in enumerate(part.blockers))
+        limits = [(i, b[3], 1 << 30 if b[7] else min(1, b[2] - b[3]) if part.deathtouch
+                   else b[2] - b[3], b[8]) for i, b in enumerate(part.blockers)]
+        worked_out = numbers._first_of_each(part, start, limits)
+        if worked_out is None or not part.first:
+            continue
+        firsts: dict[tuple[object, ...], numbers.Split] = {}
+        for split in part.splits(start) or ():
+            amounts, player = split
+            kills = tuple(n >= limit[2] for n, limit in zip(amounts, limits, strict=True))
+            firsts.setdefault((kills, player), split)
+        assert worked_out == list(firsts.values())
 
 
 @settings(max_examples=100, deadline=None,
@@ -254,3 +306,64 @@ def test_an_attacker_with_many_blockers_goes_the_general_way() -> None:
     combat = Combat.from_json(doc)
     assert numbers.numeric_plan(combat, PLAN_TERMS, planning.MAX_PLAN_SIZE) is None
     assert tuple(plan_combat(combat).objective.values()) == brute_plan.plan_value(doc)
+
+
+def answer_through_spaces(doc: dict, terms: list[str]) -> dict:
+    """``api.plan``'s answer written the general way: each split's entries in the order
+    of its step's legal space, the regular step's read on the document after first-strike
+    damage."""
+    from trample.solver.rules.assignment import to_entries
+    from trample.solver.rules.legal_space import legal_space
+
+    combat = Combat.from_json(doc)
+    found = plan_combat(combat, terms)
+    regular = planning.regular_document(combat, found.first_strike,
+                                        found.blockers_first_strike) \
+        if combat.step == "first_strike" else combat
+    return {"status": found.status, "objective": found.objective,
+            "first_strike": to_entries(legal_space(combat, "attackers"), found.first_strike),
+            "line": {
+                "blockers_first_strike": to_entries(legal_space(combat, "blockers"),
+                                                    found.blockers_first_strike),
+                "attackers_regular": to_entries(legal_space(regular, "attackers"),
+                                                found.attackers_regular),
+                "blockers_regular": to_entries(legal_space(regular, "blockers"),
+                                               found.blockers_regular)}}
+
+
+DECLINED = ("blocker lifelink", "shared blocker", "infect", "bystander", "wither")
+
+
+@st.composite
+def declined(draw: st.DrawFn) -> dict:
+    """A small combat with something the numbers' path does not take."""
+    doc = draw(combats(attackers=2, blockers=3, power=4))
+    creatures = doc["creatures"]
+    attackers = [c for c in creatures if "attacking" in c]
+    blockers = [c for c in creatures if "blocking" in c]
+    change = draw(st.sampled_from(DECLINED))
+    if change == "blocker lifelink" and blockers:
+        blockers[0]["keywords"] = [*blockers[0]["keywords"], "lifelink"]
+    elif change == "shared blocker" and blockers and len(attackers) > 1:
+        blockers[0]["blocking"] = [a["id"] for a in attackers]
+    elif change in ("infect", "wither"):
+        attackers[0]["keywords"] = [*attackers[0]["keywords"], change]
+    else:
+        creatures.append({"id": "e", "controller": "dp", "power": 1, "toughness": 1})
+    return doc
+
+
+@PROPERTY
+@given(doc=st.one_of(combats(), declined()), terms=objectives())
+def test_the_answer_written_without_legal_spaces_is_the_one_written_with_them(
+        doc: dict, terms: list[str]) -> None:
+    """Every entry list in the legal spaces' order, the same status and objective, on the
+    combats the numbers' path answers (written from their amounts) and on those it
+    declines (written through the legal spaces)."""
+    from trample.solver.interface import api
+
+    combat = Combat.from_json(doc)
+    taken = numbers.numeric_plan(combat, terms, planning.MAX_PLAN_SIZE) is not None
+    found = plan_combat(Combat.from_json(doc), terms)
+    assert found.ordered == taken
+    assert api.plan(doc, terms) == answer_through_spaces(doc, terms)

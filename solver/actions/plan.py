@@ -91,6 +91,12 @@ class Plan:
     blockers_regular: Amounts
     leaves: int
     """Complete lines scored (a measure of the search's work)."""
+    ordered: bool = False
+    """Whether each of the four splits lists its positive amounts in the legal space's
+    canonical order already (sources in document order, each one's blockers in document
+    order, then the player), so that its items are the answer's entries as they are: so
+    for the numbers' path (:mod:`.plan_numbers`), whose answers are written without the
+    legal spaces."""
 
 
 class Scorer:
@@ -376,7 +382,7 @@ def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
         if quick is not None:
             return Plan("optimal", dict(zip(terms, quick.value, strict=True)),
                         quick.first_strike, quick.blockers_first_strike,
-                        quick.attackers_regular, quick.blockers_regular, quick.leaves)
+                        quick.attackers_regular, quick.blockers_regular, quick.leaves, True)
     size = plan_size(combat)
     if size > max_size:
         raise InputError("combat", f"too large to plan exactly: the four choices have "

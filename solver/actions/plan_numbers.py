@@ -10,7 +10,14 @@ to the whole combat: the damage dealt to the defending player, the value of the 
 that die, the value of the attacker if it dies, and the life its lifelink gains. Every
 term ``plan`` scores is a function of the four sums; a part's line no better on any of
 them than another of the same part is dropped (it cannot make the combat better), and
-the parts' remaining lines are combined.
+the parts' remaining lines are combined. When what follows a first-strike split depends
+only on the blockers it kills and the damage it deals the player (the attacker dies in
+that step, deals no regular damage, or has deathtouch), only the first split of each
+such outcome is dealt (:func:`_first_of_each`).
+
+Each split's amounts are written in the legal space's order (sources in document order,
+each attacker's blockers in document order and then the player), positive only: the
+answer's entries are their items as they are.
 
 The answer is the one :class:`.plan._Search` gives: its value, and the first split of
 each choice, in the order the legal space enumerates them (:func:`.plan.splits`: the
@@ -29,8 +36,9 @@ answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import comb
+from operator import itemgetter
 
 from trample.models.document.assignment import Pair
 from trample.models.document.combat import NO_EFFECTS, Combat, Creature, Player
@@ -100,14 +108,25 @@ def compositions(total: int, count: int) -> tuple[tuple[int, ...], ...]:
     return found
 
 
+def _regular(b: Blocker) -> tuple[int, bool, int, bool, int]:
+    """What the regular step reads of a blocker: the damage it deals the attacker there,
+    whether that damage has deathtouch, its toughness, whether it is indestructible, its
+    value."""
+    hits = b[1] if b[5] and b[1] > 0 else 0
+    return hits, hits > 0 and b[6], b[2], b[7], b[8]
+
+
 class _Part:
     """An attacking creature and the creatures blocking it."""
 
     __slots__ = ("blocked", "blockers", "damage", "deathtouch", "first", "id", "indestructible",
-                 "lifelink", "power", "regular", "target", "toughness", "trample", "value")
+                 "lifelink", "power", "regular", "regular_blockers", "target", "toughness",
+                 "trample", "value")
 
     def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
-                 first_step: bool) -> None:
+                 first_step: bool,
+                 regular_blockers: tuple[tuple[int, bool, int, bool, int], ...] | None = None
+                 ) -> None:
         keywords = attacker.keywords
         self.id = attacker.id
         self.target = attacker.attacking or ""
@@ -125,6 +144,9 @@ class _Part:
             and attacker.power > 0
         self.blockers = blockers
         self.blocked = blocked
+        self.regular_blockers = regular_blockers if regular_blockers is not None \
+            else tuple(_regular(b) for b in blockers)
+        """For each blocker, what the regular step reads (:func:`_regular`)."""
 
     def splits(self, alive: State) -> list[Split] | None:
         """The attacker's legal splits over ``alive`` (None: it assigns nothing)."""
@@ -161,32 +183,40 @@ class _Part:
     def last_outcomes(self, alive: State, marked: int) -> list[Option]:
         """What the regular step can add, as the last step, over every split of the
         attacker (without listing them): the damage to the player, the value of the
-        blockers killed, the attacker's value if it dies, the life gained. Those that
-        kill the same blockers and deal the same damage to the player are one."""
+        blockers killed, the attacker's value if it dies, the life gained; of those, the
+        ones no other beats on every number (:func:`_front`). The attacker's death and
+        its life gained do not depend on its split, so among the lines that deal the
+        player nothing only the one that kills the most value counts."""
         # Each blocker it may kill needs ``cost`` of its damage; any more beyond the ones
         # killed must land where it kills nothing else: on a blocker killed or one that
         # cannot die (no limit), else below each other blocker's lethal damage.
         optional: list[tuple[int, int]] = []
-        sink = False
-        base = received = lethal = 0
-        touched = False
-        blockers = self.blockers
+        sink = touched = False
+        base = received = lethal = needed = killable = 0
+        nonnegative = True
+        deathtouch = self.deathtouch
+        regular_blockers = self.regular_blockers
         for index, already in alive:
-            _, strength, toughness, _, _, deals, deathtouch, indestructible, worth = \
-                blockers[index]
-            if deals and strength > 0:
-                received += strength
-                touched = touched or deathtouch
+            hits, touches, toughness, indestructible, worth = regular_blockers[index]
+            if hits:
+                received += hits
+                if touches:
+                    touched = True
             left = toughness - already
             if left > 0:
-                lethal += 1 if self.deathtouch else left
-            if indestructible:
-                sink = True
-            elif left <= 0:
-                sink = True
-                base += worth  # dies whatever it is dealt
+                need = 1 if deathtouch else left
+                lethal += need
+                if indestructible:
+                    sink = True
+                else:
+                    optional.append((need, worth))
+                    needed += need
+                    killable += worth
+                    nonnegative = nonnegative and worth >= 0
             else:
-                optional.append((1 if self.deathtouch else left, worth))
+                sink = True
+                if not indestructible:
+                    base += worth  # dies whatever it is dealt
         died = not self.indestructible and (marked + received >= self.toughness or touched)
         lost = self.value if died else 0
         power = self.power
@@ -195,9 +225,23 @@ class _Part:
             return [(0, base, lost, 0)]  # it assigns nothing
         if not alive:
             return [(power, base, lost, gained)]  # unblocked, or 702.19e
-        out: list[Option] = []
+        through: Option | None = None
+        if self.trample and power - lethal >= 1:
+            # 702.19b: damage to the player once every blocker is lethally assigned (each
+            # it can kill is then killed); the most is the best of those lines. It beats
+            # every line that deals the player nothing unless a blocker is worth less
+            # than nothing.
+            through = (power - lethal, base + killable, lost, gained)
+            if nonnegative:
+                return [through]
+        top: int | None = None
         count = len(optional)
-        for mask in range(1 << count):
+        if needed <= power and nonnegative:
+            # It can kill them all, and none is worth less than nothing: killing them all
+            # kills the most (with none to kill, each blocker is a sink).
+            count = -1
+            top = killable
+        for mask in range(1 << count) if count >= 0 else ():
             cost = killed = room = 0
             for j in range(count):
                 need, worth = optional[j]
@@ -208,12 +252,13 @@ class _Part:
                     room += need - 1
             if cost > power:
                 continue
-            if mask or sink or power - cost <= room:
-                out.append((0, base + killed, lost, gained))
-        if self.trample and power - lethal >= 1:
-            # 702.19b: damage to the player once every blocker is lethally assigned (each
-            # it can kill is then killed); the most is the best of those lines.
-            out.append((power - lethal, base + sum(w for _, w in optional), lost, gained))
+            if (mask or sink or power - cost <= room) and (top is None or killed > top):
+                top = killed
+        out: list[Option] = [] if top is None else [(0, base + top, lost, gained)]
+        if through is not None:
+            if top is not None and through[1] >= base + top:
+                return [through]
+            out.append(through)
         return out
 
     def step(self, alive: State, marked: int, split: Split | None, first: bool
@@ -265,30 +310,42 @@ def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
         return None
     player = defending[0]
     first_step = combat.step == "first_strike"
+    active = combat.active_player
     attackers: list[Creature] = []
     blocks: dict[str, list[Blocker]] = {}
+    regular: dict[str, list[tuple[int, bool, int, bool, int]]] = {}
     for c in combat.creatures:
         if c.effects is not NO_EFFECTS or c.toxic or c.toughness <= 0:
             return None
+        keywords = c.keywords
         if c.attacking is not None:
-            if c.blocking or c.attacking != player or c.controller != combat.active_player \
-                    or not c.keywords <= ATTACKER_KEYWORDS:
+            if c.blocking or c.attacking != player or c.controller != active \
+                    or not keywords <= ATTACKER_KEYWORDS:
                 return None
             attackers.append(c)
-            blocks.setdefault(c.id, [])
+            if c.id not in blocks:
+                blocks[c.id] = []
+                regular[c.id] = []
         elif len(c.blocking) == 1 and c.controller == player \
-                and c.keywords <= BLOCKER_KEYWORDS:
-            strikes_first = FIRST_STRIKE in c.keywords or DOUBLE_STRIKE in c.keywords
-            blocks.setdefault(c.blocking[0], []).append((
-                c.id, c.power, c.toughness, c.damage, first_step and strikes_first,
-                DOUBLE_STRIKE in c.keywords or FIRST_STRIKE not in c.keywords,
-                DEATHTOUCH in c.keywords, INDESTRUCTIBLE in c.keywords, c.value))
+                and keywords <= BLOCKER_KEYWORDS:
+            double = DOUBLE_STRIKE in keywords
+            blocker = (c.id, c.power, c.toughness, c.damage,
+                       first_step and (double or FIRST_STRIKE in keywords),
+                       double or FIRST_STRIKE not in keywords, DEATHTOUCH in keywords,
+                       INDESTRUCTIBLE in keywords, c.value)
+            target = c.blocking[0]
+            if target not in blocks:
+                blocks[target] = []
+                regular[target] = []
+            blocks[target].append(blocker)
+            regular[target].append(_regular(blocker))
         else:
             return None
     if len(blocks) != len(attackers):
         return None  # a creature blocks something that is not an attacker
-    parts = [_Part(a, tuple(blocks[a.id]), combat.is_blocked(a), first_step)
-             for a in attackers]
+    # Blocked: it has a blocker, or its blockers are gone (Combat.is_blocked).
+    parts = [_Part(a, tuple(blocks[a.id]), bool(blocks[a.id]) or a.blocked is True,
+                   first_step, tuple(regular[a.id])) for a in attackers]
     return parts, player
 
 
@@ -305,6 +362,71 @@ def size_bound(combat: Combat, parts: Sequence[_Part]) -> int:
     return size
 
 
+MAX_KILL_SETS = 64
+"""The most sets of blockers :func:`_first_of_each` reads for one attacker."""
+
+
+def _first_of_each(part: _Part, start: State,
+                   limits: Sequence[tuple[int, int, int, int]]) -> list[Split] | None:
+    """The attacker's first first-strike split (in :meth:`_Part.splits`' order) of each
+    set of its blockers a split may kill and, for a trampler, of each amount it may deal
+    the player; None when listing every split is no dearer.
+
+    ``limits`` holds each blocker's first-strike damage to die (at most 0: it dies
+    anyway; ``1 << 30``: it cannot die). The splits that give the player nothing come
+    first, in decreasing lexicographic order of their amounts: for a set of blockers that
+    dies, the first is the one that gives each blocker in turn the most it can while the
+    blockers after it can still take the rest (each that dies at least its limit, each
+    that lives below it; one that dies takes any amount above its limit). A trampler's
+    splits that reach the player come after them, the most to the first blocker, the
+    first giving the player 1, then 2, ... (702.19b: each blocker then has lethal
+    damage)."""
+    power = part.power
+    count = len(start)
+    sets = 1 << count
+    if not part.blocked or count < 2 or sets > MAX_KILL_SETS or sets >= part.count(count):
+        return None
+    need = [max(limit[2], 0) for limit in limits]
+    room = [limit[2] - 1 for limit in limits]
+    # The damage each set of blockers needs to die, built from the set without its
+    # lowest blocker; the blockers that die anyway are in every set.
+    least = [0] * sets
+    for mask in range(1, sets):
+        low = mask & -mask
+        least[mask] = least[mask ^ low] + need[low.bit_length() - 1]
+    must = 0
+    for j in range(count):
+        if room[j] < 0:
+            must |= 1 << j
+    firsts: list[tuple[int, ...]] = []
+    for mask in range(sets):
+        if mask & must != must or least[mask] > power or (not mask and sum(room) < power):
+            continue
+        amounts: list[int] = []
+        rest, after = power, least[mask]
+        for j in range(count):
+            if mask >> j & 1:
+                after -= need[j]
+                n = rest - after
+            else:
+                n = min(room[j], rest - after)
+            amounts.append(n)
+            rest -= n
+        firsts.append(tuple(amounts))
+    firsts.sort(reverse=True)
+    out: list[Split] = [(amounts, 0) for amounts in firsts]
+    if part.trample:
+        blockers = part.blockers
+        needs = []
+        for index, marked in start:
+            left = blockers[index][2] - marked
+            needs.append(0 if left <= 0 else 1 if part.deathtouch else left)
+        spare = power - sum(needs)
+        for player in range(1, spare + 1):
+            out.append(((needs[0] + spare - player, *needs[1:]), player))
+    return out
+
+
 class _Lines:
     """A part's lines: its first-strike splits, what each leaves, and the best numbers of
     the regular step after each (its regular splits are listed only for the one the
@@ -312,10 +434,43 @@ class _Lines:
 
     def __init__(self, part: _Part, first_step: bool, check: Callable[[], None]) -> None:
         self.part = part
-        start: State = tuple((i, b[3]) for i, b in enumerate(part.blockers))
+        value = part.value
+        blockers = part.blockers
+        marked, died = part.damage, False
+        touched = False
+        deathtouch = part.deathtouch
+        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
+        limits: list[tuple[int, int, int, int]] = []
+        begin: list[tuple[int, int]] = []
+        for index, b in enumerate(blockers):
+            already = b[3]
+            begin.append((index, already))
+            left = b[2] - already
+            limits.append((index, already, 1 << 30 if b[7] or not first_step
+                           else min(1, left) if deathtouch else left, b[8]))
+            if first_step and b[4] and b[1] > 0:
+                # The attacker's damage taken, and so its death, do not depend on its
+                # split (as :meth:`_Part.step` deals it).
+                marked += b[1]
+                touched = touched or b[6]
+        if first_step:
+            died = not part.indestructible and (marked >= part.toughness or touched)
+        start: State = tuple(begin)
         self.start = start
-        first_splits = part.splits(start) if part.first else None
+        first_splits: list[Split] | None = None
+        if part.first:
+            if died or not part.regular or (part.deathtouch
+                                            and not any(b[7] for b in blockers)):
+                # What follows a split then depends only on the blockers it kills and the
+                # damage it deals the player (with deathtouch, a blocker it does not kill
+                # was dealt nothing, unless it is indestructible): the first split of each
+                # such outcome.
+                first_splits = _first_of_each(part, start, limits)
+            if first_splits is None:
+                first_splits = part.splits(start)
         self.first: list[Split | None] = list(first_splits) if first_splits else [None]
+        """The first-strike splits, in the legal space's order (or only the first of
+        each outcome, when no more is needed to tell them apart)."""
         self.after: list[tuple[State, int, int]] = []
         """For each first-strike split: the blockers left, the damage to the player and
         the value of the blockers killed."""
@@ -324,29 +479,15 @@ class _Lines:
         self.lines: list[list[Option]] = []
         """The numbers of the whole part's lines after a first-strike split, once for
         each different thing the first step does."""
-        value = part.value
-        if first_step:
-            # The attacker's damage taken, and so its death, do not depend on its split.
-            _, marked, died, _, _, _ = part.step(start, part.damage, None, True)
-        else:
-            marked, died = part.damage, False
         lost = value if died else 0
         gained = part.power if part.lifelink and self.first[0] is not None else 0
         self.marked, self.died, self.lost, self.gained = marked, died, lost, gained
         """The attacker's marked damage after the first step, whether it died, its value
         if so, and the life its lifelink gained: the same whatever its split."""
-        # Each blocker dies of first-strike damage from ``threshold`` on (none: never).
-        blockers = part.blockers
-        limits: list[tuple[int, int, int, int]] = []
-        for index, already in start:
-            b = blockers[index]
-            left = b[2] - already
-            never = b[7] or not first_step
-            limits.append((index, already, 1 << 30 if never else min(1, left)
-                           if part.deathtouch else left, b[8]))
         nothing = (0,) * len(start)
         regular: dict[State, list[Option]] = {}
         seen: dict[tuple[State, int, int], int] = {}
+        after, line_of, lines = self.after, self.line_of, self.lines
         for count, split in enumerate(self.first):
             if not count & 63:
                 check()
@@ -360,19 +501,23 @@ class _Lines:
                     alive.append((index, already + n))
             state = tuple(alive)
             key = (state, player, killed)
-            self.after.append(key)
+            after.append(key)
             known = seen.get(key)
             if known is None:
-                known = seen[key] = len(self.lines)
+                known = seen[key] = len(lines)
                 if died:
-                    self.lines.append([(player, killed, value, gained)])
+                    lines.append([(player, killed, value, gained)])
                 else:
                     outcomes = regular.get(state)
                     if outcomes is None:
                         outcomes = regular[state] = part.last_outcomes(state, marked)
-                    self.lines.append([(player + p2, killed + k2, l2, gained + g2)
-                                       for p2, k2, l2, g2 in outcomes])
-            self.line_of.append(known)
+                    if len(outcomes) == 1:
+                        p2, k2, l2, g2 = outcomes[0]
+                        lines.append([(player + p2, killed + k2, l2, gained + g2)])
+                    else:
+                        lines.append([(player + p2, killed + k2, l2, gained + g2)
+                                      for p2, k2, l2, g2 in outcomes])
+            line_of.append(known)
 
     def front(self, k: int) -> list[Option]:
         """The numbers of the lines after first-strike split ``k`` that no other beats on
@@ -385,19 +530,22 @@ class _Lines:
             return _front(self.lines[0])
         return _front([o for options in self.lines for o in options])
 
-    def seconds(self, k: int) -> Iterator[tuple[Split | None, Option]]:
-        """The regular splits after first-strike split ``k``, in order, with the whole
-        part's numbers."""
+    def seconds(self, k: int) -> list[Split | None]:
+        """The regular splits after first-strike split ``k``, in order (None: the
+        attacker assigns nothing)."""
+        if self.died or not self.part.regular:
+            return [None]
+        return list(self.part.splits(self.after[k][0]) or ()) or [None]
+
+    def second(self, k: int, split: Split | None) -> tuple[Split | None, Option]:
+        """Regular split ``split`` after first-strike split ``k``, with the whole part's
+        numbers."""
         alive, player, killed = self.after[k]
-        marked, lost, gained = self.marked, self.lost, self.gained
         if self.died:
-            yield None, (player, killed, lost, gained)
-            return
+            return None, (player, killed, self.lost, self.gained)
         part = self.part
-        listed: list[Split | None] = list(part.splits(alive) or ()) if part.regular else []
-        for s in listed or [None]:
-            _, _, d2, p2, k2, g2 = part.step(alive, marked, s, False)
-            yield s, (player + p2, killed + k2, part.value if d2 else 0, gained + g2)
+        _, _, d2, p2, k2, g2 = part.step(alive, self.marked, split, False)
+        return split, (player + p2, killed + k2, part.value if d2 else 0, self.gained + g2)
 
 
 def _front(options: Sequence[Option]) -> list[Option]:
@@ -424,8 +572,18 @@ def _better_first(o: Option) -> tuple[int, int, int, int]:
     return (-o[0], -o[1], o[2], -o[3])
 
 
+MAX_PICKS = 256
+_PICKS: dict[tuple[str, ...], Callable[[tuple[int, ...]], tuple[int, ...]]] = {}
+""":attr:`_Scoring.pick` of the first :data:`MAX_PICKS` lists of terms asked."""
 _SLOTS = {"losses": 0, "deaths": 1, "survivals": 2, "trade": 3, "life_loss": 4,
           "life_gain": 5}
+
+
+def _single(slot: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """One term's number, as a vector of one."""
+    def pick(numbers: tuple[int, ...]) -> tuple[int, ...]:
+        return (numbers[slot],)
+    return pick
 
 
 class _Scoring:
@@ -433,21 +591,31 @@ class _Scoring:
 
     def __init__(self, combat: Combat, player: str, parts: Sequence[_Part],
                  terms: Sequence[str]) -> None:
-        defending = next(p for p in combat.players if p.id == player)
-        self.life = defending.life
-        self.poisoned = defending.poison >= POISON_TO_LOSE
-        self.worth = sum(p.value for p in parts)
-        self.slots = tuple(_SLOTS.get(t, 6) for t in terms)
-        """Where each term is among :meth:`vector`'s numbers (6: a term that is 0 on
-        these combats: planeswalker_deaths, battle_deaths, poison, loyalty_loss,
-        defense_loss)."""
+        for defending in combat.players:
+            if defending.id == player:
+                self.life = defending.life
+                self.poisoned = defending.poison >= POISON_TO_LOSE
+        worth = 0
+        for part in parts:
+            worth += part.value
+        self.worth = worth
+        key = tuple(terms)
+        known = _PICKS.get(key)
+        if known is None:
+            slots = tuple(_SLOTS.get(t, 6) for t in terms)
+            known = itemgetter(*slots) if len(slots) > 1 else _single(slots[0])
+            if len(_PICKS) < MAX_PICKS:
+                _PICKS[key] = known
+        self.pick: Callable[[tuple[int, ...]], tuple[int, ...]] = known
+        """The terms' numbers, in order, from :meth:`vector`'s seven (in C): where
+        each term is among them (6: a term that is 0 on these combats:
+        planeswalker_deaths, battle_deaths, poison, loyalty_loss, defense_loss)."""
         self.scored = 0
 
     def vector(self, damage: int, killed: int, lost: int, gained: int) -> tuple[int, ...]:
         """The value of a combat whose parts' lines add up to these numbers."""
-        numbers = (1 if self.poisoned or self.life - damage <= 0 else 0, killed,
-                   self.worth - lost, killed - lost, damage, gained, 0)
-        return tuple([numbers[i] for i in self.slots])
+        return self.pick((1 if self.poisoned or self.life - damage <= 0 else 0, killed,
+                          self.worth - lost, killed - lost, damage, gained, 0))
 
     def sums(self, choices: Sequence[Sequence[Option]]) -> list[Option]:
         """The sums of one line of each part, among ``choices``, that no other sum beats
@@ -478,6 +646,9 @@ class _Scoring:
         parts' lines)."""
         self.scored += len(others)
         d, k, lost, g = option
+        if len(others) == 1:
+            t = others[0]
+            return self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
         best: tuple[int, ...] | None = None
         for t in others:
             v = self.vector(d + t[0], k + t[1], lost + t[2], g + t[3])
@@ -511,6 +682,8 @@ def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
             b = part.blockers[index]
             if b[1] > 0 and (b[4] if first else b[5]):
                 dealing[b[0]] = part.id
+    if not dealing:
+        return {}
     return {(c.id, dealing[c.id]): c.power for c in combat.creatures if c.id in dealing}
 
 
@@ -565,7 +738,9 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
            check: Callable[[], None]) -> NumericPlan | None:
     first_step = combat.step == "first_strike"
     lines = [_Lines(p, first_step, check) for p in parts]
-    dealt = sum(len(line.first) for line in lines)
+    dealt = 0
+    for line in lines:
+        dealt += len(line.first)
     everything = [line.best() for line in lines]
     combos = 1
     for f in everything:
@@ -589,7 +764,8 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
         for k, known in enumerate(line.line_of):
             if known in missed:
                 continue
-            check()
+            if not k & 63:
+                check()
             for o in line.lines[known]:
                 hit = reaching.get(o)
                 if hit is None:
@@ -606,9 +782,18 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     # Then the first regular split of each, likewise.
     picked: list[tuple[Split | None, Option]] = []
     for i, line in enumerate(lines):
-        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
-        for second in line.seconds(chosen[i]):
+        k = chosen[i]
+        candidates = line.seconds(k)
+        if len(candidates) == 1:
+            # Its one regular split: the line of its first-strike split that reaches the
+            # value has no other.
             dealt += 1
+            picked.append(line.second(k, candidates[0]))
+            continue
+        others = scoring.sums([*([p[1]] for p in picked), *fixed[i + 1:]])
+        for split in candidates:
+            dealt += 1
+            second = line.second(k, split)
             if scoring.best_with(second[1], others) == value:
                 picked.append(second)
                 break

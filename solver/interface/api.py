@@ -26,7 +26,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
-from trample.models.document.assignment import Pair
+from trample.models.document.assignment import Pair, entries_json
 from trample.models.document.combat import Combat, check_int
 from trample.models.document.errors import InputError, InternalError
 from trample.solver.count.census import Census
@@ -396,6 +396,18 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     seconds = parse_time_limit(request_field(document, "time_limit", time_limit))
     with reporting("plan", document, objective=objective, time_limit=time_limit):
         found = plan_combat(combat, terms, deadline=started + seconds, cancel=cancel)
+    if found.ordered:
+        # The numbers' path lists each split's amounts in canonical order: the entries
+        # without deriving the four legal spaces and the regular step's document.
+        return {
+            "status": found.status, "objective": found.objective,
+            "first_strike": _plan_entries(found.first_strike),
+            "line": {
+                "blockers_first_strike": _plan_entries(found.blockers_first_strike),
+                "attackers_regular": _plan_entries(found.attackers_regular),
+                "blockers_regular": _plan_entries(found.blockers_regular),
+            },
+        }
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")
@@ -411,6 +423,13 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
                                            found.blockers_regular),
         },
     }
+
+
+def _plan_entries(amounts: Mapping[Pair, int]) -> list[dict[str, Any]]:
+    """The JSON entries of a split whose amounts are in canonical order, positive only."""
+    if not amounts:
+        return []
+    return entries_json([(s, t, a) for (s, t), a in amounts.items()])
 
 
 def next_step(combat: Mapping[str, Any], attackers: object, blockers: object) -> Result:
