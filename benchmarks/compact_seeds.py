@@ -36,7 +36,7 @@ from typing import Any
 from benchmarks import compact
 from benchmarks.checks import MethodResult, Mismatch, assess
 from benchmarks.output import add_study_out, write_study
-from benchmarks.runner import COMPACT, FAMILIES, _seed
+from benchmarks.runner import COMPACT, FAMILIES, _seed, family_sizes
 from trample.models.document.combat import Combat
 from trample.solver.interface import api
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
@@ -191,13 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--seeds and --repeat must be at least 1")
     if not 0 < args.time_limit <= 3600:
         parser.error("--time-limit must be more than 0 and at most 3600 seconds")
-    plan: list[tuple[str, int]] = []
-    for spec in args.instances:
-        family, _, size = spec.partition("=")
-        if family not in FAMILIES or not size.isdigit() or int(size) < 1:
-            parser.error(f"{spec!r}: give family=size with a family of "
-                         f"{', '.join(FAMILIES)} and a positive size")
-        plan.append((family, int(size)))
+    plan = family_sizes(parser, args.instances)
     rows: list[dict[str, Any]] = []
     failure: str | None = None
     for family, size in plan:

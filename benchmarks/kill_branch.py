@@ -43,7 +43,7 @@ from highspy import _core as highs
 
 from benchmarks import compact
 from benchmarks.output import add_study_out, write_study
-from benchmarks.runner import FAMILIES, _seed
+from benchmarks.runner import FAMILIES, _seed, family_sizes
 from trample.solver.interface import api
 from trample.solver.optimize import solve
 from trample.solver.optimize.greedy import greedy
@@ -336,13 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     if args.seeds < 1 or args.repeat < 1 or args.nodes < 1:
         parser.error("--seeds, --repeat and --nodes must be at least 1")
-    plan: list[tuple[str, int]] = []
-    for spec in args.instances:
-        family, _, size = spec.partition("=")
-        if family not in FAMILIES or not size.isdigit() or int(size) < 1:
-            parser.error(f"{spec!r}: give family=size with a family of "
-                         f"{', '.join(FAMILIES)} and a positive size")
-        plan.append((family, int(size)))
+    plan = family_sizes(parser, args.instances)
     rows: list[dict[str, Any]] = []
     for family, size in plan:
         for seed in range(args.seeds):

@@ -19,6 +19,7 @@ the terms that model weighs, and the two are timed in turn, one run of each per 
 
 from __future__ import annotations
 
+import argparse
 import gc
 import platform
 import statistics
@@ -126,6 +127,21 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
 """The sizes largest (gang 19,999: the document allows 20,000 creatures) are a full run's;
 with ``--quick`` the small ones, for the test suite."""
 ALIASES = {"shared": ("shared5", "shared30"), "all": tuple(FAMILIES)}
+
+
+def family_sizes(parser: argparse.ArgumentParser, specs: Sequence[str]) -> list[tuple[str, int]]:
+    """The ``family=size`` arguments of a seed-by-seed study, read; a bad one refused
+    through ``parser`` (exit 2, naming it)."""
+    out: list[tuple[str, int]] = []
+    for spec in specs:
+        family, _, size = spec.partition("=")
+        if family not in FAMILIES or not size.isdigit() or int(size) < 1:
+            parser.error(f"{spec!r}: give family=size with a family of "
+                         f"{', '.join(FAMILIES)} and a positive size")
+        out.append((family, int(size)))
+    return out
+
+
 CENSUS_FAMILIES = ("gang", "armies")
 """Families on which count, sample and validate are timed too..."""
 CENSUS_SIZE = 5_000
