@@ -44,6 +44,7 @@ from highspy import _core as highs
 from benchmarks import compact
 from benchmarks.output import add_study_out, write_study
 from benchmarks.runner import FAMILIES, _seed, family_sizes
+from trample.solver import native
 from trample.solver.interface import api
 from trample.solver.optimize import solve
 from trample.solver.optimize.greedy import greedy
@@ -337,6 +338,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.seeds < 1 or args.repeat < 1 or args.nodes < 1:
         parser.error("--seeds, --repeat and --nodes must be at least 1")
     plan = family_sizes(parser, args.instances)
+    modules = native.status()["modules"]
+    if isinstance(modules, list) and "trample.solver.optimize.solve" in modules:
+        parser.error("the study reads the groups the search is given by replacing "
+                     "solve._search, which the compiled build's callers do not see: run "
+                     "it from the sources (TRAMPLE_PURE=1)")
     rows: list[dict[str, Any]] = []
     for family, size in plan:
         for seed in range(args.seeds):

@@ -19,6 +19,7 @@ from benchmarks import kill_branch  # noqa: E402
 from trample.solver.optimize.kill_steps import steps_model  # noqa: E402
 
 
+@pytest.mark.sources
 def test_each_searched_group_is_measured(tmp_path: Path) -> None:
     """Every group the search is given gets a row; the ceiling and the relaxations bound
     the optima from above, and the branch and bound, where it settles, finds them."""
@@ -43,6 +44,7 @@ def test_each_searched_group_is_measured(tmp_path: Path) -> None:
         in text
 
 
+@pytest.mark.sources
 def test_the_branch_and_bound_finds_the_optimum_of_every_group() -> None:
     """Without a node cap, the depth-first branch and bound and HiGHS agree on each
     searched group's model, and given the optimum the proof settles without a better
