@@ -21,30 +21,30 @@ among others: poison, ``blocked``, planeswalkers, battles, effects, every other 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from trample.models.document.reading import MAX_ID_LENGTH, MAX_MAGNITUDE, MAX_TEXT_LENGTH
 
-MAX_CREATURES = 16
+MAX_CREATURES: Final = 16
 """Creatures of a document read here (tiny combats: a few attackers and blockers); a
 larger one takes the general path."""
 
-TRAMPLE = 1
-DEATHTOUCH = 2
-INDESTRUCTIBLE = 4
-FIRST_STRIKE = 8
-DOUBLE_STRIKE = 16
-LIFELINK = 32
-DECLARATION = 64
+TRAMPLE: Final = 1
+DEATHTOUCH: Final = 2
+INDESTRUCTIBLE: Final = 4
+FIRST_STRIKE: Final = 8
+DOUBLE_STRIKE: Final = 16
+LIFELINK: Final = 32
+DECLARATION: Final = 64
 """A creature's keywords as bits of one int (:data:`DECLARATION`: one that decides only
 which attacks and blocks are legal, never what combat damage does)."""
 
-BLOCKER_SHIFT = 8
+BLOCKER_SHIFT: Final = 8
 """The blockers' keywords sit this many bits up in :data:`Tiny`'s ``kinds``."""
-POWERLESS = 1 << 16
+POWERLESS: Final = 1 << 16
 """In ``kinds``: an attacker has power 0."""
 
-KEYWORDS: dict[str, int] = {
+KEYWORDS: Final[dict[str, int]] = {
     "Trample": TRAMPLE, "trample": TRAMPLE,
     "Deathtouch": DEATHTOUCH, "deathtouch": DEATHTOUCH,
     "Indestructible": INDESTRUCTIBLE, "indestructible": INDESTRUCTIBLE,
@@ -59,11 +59,11 @@ KEYWORDS: dict[str, int] = {
 }
 """The keywords taken, in the spellings the general reader normalizes to them."""
 
-_TOP = frozenset({"format", "active_player", "players", "creatures", "step"})
-_PLAYER = frozenset({"id", "life", "name"})
-_CREATURE = frozenset({"id", "controller", "power", "toughness", "damage", "value",
+_TOP: Final = frozenset({"format", "active_player", "players", "creatures", "step"})
+_PLAYER: Final = frozenset({"id", "life", "name"})
+_CREATURE: Final = frozenset({"id", "controller", "power", "toughness", "damage", "value",
                        "keywords", "attacking", "blocking", "name"})
-_NONE: list[Any] = []
+_NONE: Final[list[Any]] = []
 """An absent list (read, never changed)."""
 
 Attacker = tuple[str, int, int, int, int, int]
@@ -79,6 +79,9 @@ keywords, the blockers' shifted by :data:`BLOCKER_SHIFT`, and :data:`POWERLESS`.
 
 def read_tiny(document: object) -> Tiny | None:
     """The numbers of a plain tiny combat (see the module's docstring), else None."""
+    # The bounds read once a call (compiled, each name outside costs a look-up a use).
+    most = MAX_MAGNITUDE
+    longest = MAX_ID_LENGTH
     if type(document) is not dict or not _TOP.issuperset(document):
         return None
     fmt = document.get("format", "combat/1")
@@ -93,14 +96,14 @@ def read_tiny(document: object) -> Tiny | None:
         return None
     id0 = first.get("id")
     id1 = second.get("id")
-    if type(id0) is not str or type(id1) is not str or not 0 < len(id0) <= MAX_ID_LENGTH \
-            or not 0 < len(id1) <= MAX_ID_LENGTH or id0 == id1:
+    if type(id0) is not str or type(id1) is not str or not 0 < len(id0) <= longest \
+            or not 0 < len(id1) <= longest or id0 == id1:
         return None
     life0 = first.get("life", 20)
     life1 = second.get("life", 20)
     if type(life0) is not int or type(life1) is not int \
-            or not -MAX_MAGNITUDE <= life0 <= MAX_MAGNITUDE \
-            or not -MAX_MAGNITUDE <= life1 <= MAX_MAGNITUDE:
+            or not -most <= life0 <= most \
+            or not -most <= life1 <= most:
         return None
     if ("name" in first and not _text(first["name"])) \
             or ("name" in second and not _text(second["name"])):
@@ -128,7 +131,7 @@ def read_tiny(document: object) -> Tiny | None:
         if type(raw) is not dict or not _CREATURE.issuperset(raw):
             return None
         cid = raw.get("id")
-        if type(cid) is not str or not 0 < len(cid) <= MAX_ID_LENGTH or cid in seen:
+        if type(cid) is not str or not 0 < len(cid) <= longest or cid in seen:
             return None
         seen.add(cid)
         if "name" in raw and not _text(raw["name"]):
@@ -140,8 +143,8 @@ def read_tiny(document: object) -> Tiny | None:
         value = raw.get("value", 1)
         if type(controller) is not str or type(power) is not int \
                 or type(toughness) is not int or type(damage) is not int \
-                or type(value) is not int or not -MAX_MAGNITUDE <= power <= MAX_MAGNITUDE \
-                or not toughness <= MAX_MAGNITUDE or not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:
+                or type(value) is not int or not -most <= power <= most \
+                or not toughness <= most or not -most <= value <= most:
             return None
         if not 0 <= damage < toughness:  # dead before damage: the general path
             return None

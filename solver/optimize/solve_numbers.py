@@ -35,7 +35,7 @@ it is answered; tests compare every answer with the general path's and brute for
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from trample.models.document.tiny import (
     BLOCKER_SHIFT,
@@ -48,28 +48,36 @@ from trample.models.document.tiny import (
 from trample.solver.optimize.fastpath import holding
 from trample.solver.optimize.objectives import DEFAULTS, parse_objective, plain_plan
 
-_PLAIN = TRAMPLE | DEATHTOUCH | INDESTRUCTIBLE
-_OTHER = ~(_PLAIN | _PLAIN << BLOCKER_SHIFT)
+_PLAIN: Final = TRAMPLE | DEATHTOUCH | INDESTRUCTIBLE
+_OTHER: Final = ~(_PLAIN | _PLAIN << BLOCKER_SHIFT)
 """Bits of :func:`read_tiny`'s ``kinds`` this path declines: other keywords (first
 strike, double strike, lifelink) and an attacker of power 0."""
 
-_ZERO_TERMS = frozenset({"planeswalker_kills", "battle_kills", "planeswalker_damage",
+_ZERO_TERMS: Final = frozenset({"planeswalker_kills", "battle_kills", "planeswalker_damage",
                          "battle_damage"})
 """Assigned-damage terms that are 0 on a combat without planeswalkers or battles."""
-_TERMS = frozenset(DEFAULTS["attackers"]) | _ZERO_TERMS | {"lethal", "kills",
+_TERMS: Final = frozenset(DEFAULTS["attackers"]) | _ZERO_TERMS | {"lethal", "kills",
                                                           "player_damage"}
 """The terms answered here: the attackers' default and their assigned-damage terms."""
+
+_SLOT: Final = {"lethal": 0, "losses": 0, "kills": 1, "deaths": 1, "player_damage": 2,
+                "life_loss": 2, "survivals": 3}
+"""Where each term's value is among the numbers of a combat answered here (the others:
+4, which is 0)."""
+_SLOTS: dict[tuple[str, ...], tuple[int, ...]] = {}
+""":func:`_slots` of the first :data:`MAX_SLOTS` lists of terms asked."""
+MAX_SLOTS = 256
 
 Pieces = list[tuple[str, int]]
 """One attacker's split: (recipient, amount), positive amounts only."""
 
 
 def _candidates(aid: str, power: int, trample: int, blockers: list[str], needs: list[int],
-                worth: dict[str, int], player: str) -> list[Pieces] | None:
+                need: dict[str, int], worth: dict[str, int], player: str
+                ) -> list[Pieces] | None:
     """A blocked attacker's candidate splits (two blockers or more, or a trampler), in
     the general path's order (None: declined)."""
-    need = dict(zip(blockers, needs, strict=True))
-    held = holding(aid, list(blockers), [], need, worth, power)
+    held = holding(aid, blockers, [], need, worth, power)
     if held is None:
         return None
     amounts = held[0]
@@ -82,7 +90,7 @@ def _candidates(aid: str, power: int, trample: int, blockers: list[str], needs: 
     return out
 
 
-def _score(pieces: Pieces, needs: dict[str, int], worth: dict[str, int], player: str,
+def _score(pieces: Pieces, need: dict[str, int], worth: dict[str, int], player: str,
            life: int, bases: tuple[str, ...], lethal: bool) -> tuple[int, ...]:
     """A part's split scored on the assigned-damage terms ``bases`` (``lethal``: whether
     the player's life counts for it)."""
@@ -93,7 +101,7 @@ def _score(pieces: Pieces, needs: dict[str, int], worth: dict[str, int], player:
             dealt = amount
         else:
             value = worth.get(target)
-            if value is not None and amount >= needs[target]:
+            if value is not None and amount >= need[target]:
                 kills += value
     key: list[int] = []
     for term in bases:
@@ -108,20 +116,37 @@ def _score(pieces: Pieces, needs: dict[str, int], worth: dict[str, int], player:
     return tuple(key)
 
 
-def _legal(power: int, trample: int, blockers: list[str], needs: list[int], pieces: Pieces,
-           player: str) -> bool:
-    """The split of a blocked attacker obeys 510.1a-c and 702.19b, read on the integers
-    alone."""
-    given = dict(pieces)
-    if sum(given.values()) != power or any(v <= 0 for v in given.values()):
-        return False
-    if len(given) != len(pieces) or not set(given) <= {*blockers, player}:
-        return False
-    if given.get(player, 0) > 0:
+def _legal(power: int, trample: int, need: dict[str, int], pieces: Pieces, player: str
+           ) -> dict[str, int] | None:
+    """The split of a blocked attacker (``need``: its blockers' lethal damage, in
+    document order) as a dict, when it obeys 510.1a-c and 702.19b read on the integers
+    alone; else None."""
+    given: dict[str, int] = {}
+    total = 0
+    for target, amount in pieces:
+        if amount <= 0 or target in given or (target != player and target not in need):
+            return None
+        given[target] = amount
+        total += amount
+    if total != power:
+        return None
+    if player in given:
         if not trample:
-            return False
-        return all(given.get(b, 0) >= n for b, n in zip(blockers, needs, strict=True))
-    return True
+            return None
+        for b, n in need.items():
+            if given.get(b, 0) < n:
+                return None
+    return given
+
+
+def _slots(terms: tuple[str, ...]) -> tuple[int, ...]:
+    """Where each of ``terms`` is among the numbers of a combat answered here."""
+    found = _SLOTS.get(terms)
+    if found is None:
+        found = tuple(_SLOT.get(t, 4) for t in terms)
+        if len(_SLOTS) < MAX_SLOTS:
+            _SLOTS[terms] = found
+    return found
 
 
 def solve_numbers(document: object, side: object, objective: object,
@@ -185,29 +210,37 @@ def solve_numbers(document: object, side: object, objective: object,
             if not b[6] & INDESTRUCTIBLE and (keywords & DEATHTOUCH or power >= b[3] - b[4]):
                 kills += b[5]
             continue
-        ids = [b[0] for b in own]
-        needs = [1 if keywords & DEATHTOUCH else b[3] - b[4] for b in own]
-        worth = {b[0]: b[5] for b in own if not b[6] & INDESTRUCTIBLE}
-        candidates = _candidates(aid, power, trample, ids, needs, worth, player)
+        ids: list[str] = []
+        needs: list[int] = []
+        need: dict[str, int] = {}
+        worth: dict[str, int] = {}
+        for b in own:
+            bid = b[0]
+            n = 1 if keywords & DEATHTOUCH else b[3] - b[4]
+            ids.append(bid)
+            needs.append(n)
+            need[bid] = n
+            if not b[6] & INDESTRUCTIBLE:
+                worth[bid] = b[5]
+        candidates = _candidates(aid, power, trample, ids, needs, need, worth, player)
         if candidates is None:
             return None
         best = candidates[0]
         if len(candidates) > 1:
-            need_of = dict(zip(ids, needs, strict=True))
-            best_key = _score(best, need_of, worth, player, life, bases, alone)
+            best_key = _score(best, need, worth, player, life, bases, alone)
             for pieces in candidates[1:]:
-                key = _score(pieces, need_of, worth, player, life, bases, alone)
+                key = _score(pieces, need, worth, player, life, bases, alone)
                 if key > best_key:
                     best, best_key = pieces, key
-        if not _legal(power, trample, ids, needs, best, player):
+        given = _legal(power, trample, need, best, player)
+        if given is None:
             return None
-        given = dict(best)
-        for bid, need in zip(ids, needs, strict=True):
+        for bid, n in need.items():
             got = given.get(bid)
             if got is not None:
                 entries.append({"source": aid, "target": bid, "amount": got})
                 value_of = worth.get(bid)
-                if value_of is not None and got >= need:
+                if value_of is not None and got >= n:
                     kills += value_of
         passed = given.get(player)
         if passed is not None:
@@ -215,17 +248,9 @@ def solve_numbers(document: object, side: object, objective: object,
             dealt += passed
     if not alone and dealt < life and most >= life:
         return None  # the parts could reach the player together: the general path
+    numbers = (1 if dealt >= life else 0, kills, dealt, survivals, 0)
     values: dict[str, int] = {}
-    for term in terms:
-        if term == "lethal" or term == "losses":
-            values[term] = 1 if dealt >= life else 0
-        elif term == "kills" or term == "deaths":
-            values[term] = kills
-        elif term == "player_damage" or term == "life_loss":
-            values[term] = dealt
-        elif term == "survivals":
-            values[term] = survivals
-        else:
-            values[term] = 0
+    for term, slot in zip(terms, _slots(terms), strict=True):
+        values[term] = numbers[slot]
     return {"status": "optimal", "side": "attackers", "step": "regular",
             "objective": values, "assignment": entries}
