@@ -184,11 +184,11 @@ def solve_numbers(document: object, side: object, objective: object,
             most += a[1]
         elif a[5] & TRAMPLE:
             reaching += 1
-            need = 0
+            lethal_total = 0
             for b in own:
-                need += 1 if a[5] & DEATHTOUCH else b[3] - b[4]
-            if a[1] > need:
-                most += a[1] - need
+                lethal_total += 1 if a[5] & DEATHTOUCH else b[3] - b[4]
+            if a[1] > lethal_total:
+                most += a[1] - lethal_total
     lethal = "lethal" in bases
     alone = not (lethal and reaching > 1)  # else the player's life is contested
     kills = 0
