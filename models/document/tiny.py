@@ -122,10 +122,11 @@ def read_tiny(document: object) -> Tiny | None:
     creatures = document.get("creatures")
     if type(creatures) is not list or not creatures or len(creatures) > MAX_CREATURES:
         return None
-    seen = {id0, id1}
-    index: dict[str, int] = {}
+    # Each id read: an attacker's index among the attackers, else -1.
+    seen: dict[str, int] = {id0: -1, id1: -1}
     attackers: list[Attacker] = []
-    blocks: list[tuple[str, str, int, int, int, int, int]] = []
+    blockers: list[Blocker] = []
+    later: list[tuple[int, str]] = []  # a blocker listed before the attacker it blocks
     kinds = 0
     for raw in creatures:
         if type(raw) is not dict or not _CREATURE.issuperset(raw):
@@ -133,7 +134,6 @@ def read_tiny(document: object) -> Tiny | None:
         cid = raw.get("id")
         if type(cid) is not str or not 0 < len(cid) <= longest or cid in seen:
             return None
-        seen.add(cid)
         if "name" in raw and not _text(raw["name"]):
             return None
         controller = raw.get("controller")
@@ -165,7 +165,7 @@ def read_tiny(document: object) -> Tiny | None:
             if type(attacking) is not str or attacking != defending \
                     or controller != active or blocking or power < 0:
                 return None
-            index[cid] = len(attackers)
+            seen[cid] = len(attackers)
             attackers.append((cid, power, toughness, damage, value, keywords))
             kinds |= keywords if power else keywords | POWERLESS
             continue
@@ -174,16 +174,23 @@ def read_tiny(document: object) -> Tiny | None:
         target = blocking[0]
         if type(target) is not str:
             return None
-        blocks.append((cid, target, power, toughness, damage, value, keywords))
+        seen[cid] = -1
+        at = seen.get(target)
+        if at is None:
+            later.append((len(blockers), target))
+            at = -1
+        elif at < 0:
+            return None
+        blockers.append((cid, at, power, toughness, damage, value, keywords))
         kinds |= keywords << BLOCKER_SHIFT
     if not attackers:
         return None
-    blockers: list[Blocker] = []
-    for bid, aid, power, toughness, damage, value, keywords in blocks:
-        at = index.get(aid)
-        if at is None:
+    for k, target in later:
+        at = seen.get(target, -1)
+        if at < 0:
             return None
-        blockers.append((bid, at, power, toughness, damage, value, keywords))
+        b = blockers[k]
+        blockers[k] = (b[0], at, b[2], b[3], b[4], b[5], b[6])
     step = document.get("step")
     if step is None:
         if "step" in document:
