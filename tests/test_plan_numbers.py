@@ -482,3 +482,29 @@ def test_a_field_of_the_wrong_shape_gets_the_general_readers_plan(
         taken += read_tiny(odd) is not None
     assert refused > len(variants) // 2
     assert taken >= 15
+
+
+@pytest.mark.parametrize("options", [{"objective": "nothing"}, {"objective": ["kills"]},
+                                     {"objective": ["trade", "trade"]}, {"objective": 3},
+                                     {"objective": ["trade"]}, {"time_limit": 0},
+                                     {"time_limit": "x"}, {"time_limit": 5}])
+def test_options_of_a_combat_read_straight_get_the_general_answer(
+        options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad objective or time limit is refused as the general path refuses it; a good
+    one answers as the general path does."""
+    from benchmarks.generators import small_combat
+    from trample.solver.interface import api
+
+    doc = small_combat(3, True)
+    assert read_tiny(doc) is not None
+
+    def answer() -> Any:
+        try:
+            return api.plan(doc, **options)
+        except InputError as exc:
+            return ("refused", str(exc))
+
+    mine = answer()
+    with monkeypatch.context() as patch:
+        patch.setattr(api, "read_tiny", lambda document: None)
+        assert mine == answer()
