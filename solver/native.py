@@ -41,6 +41,7 @@ MODULES: tuple[str, ...] = (
     "trample.models.document.outcomes",
     "trample.models.document.reading",
     "trample.models.document.rule_index",
+    "trample.models.document.tiny",
     "trample.solver.actions.plan_numbers",
     "trample.solver.optimize.cancel",
     "trample.solver.optimize.fastpath",

@@ -4,7 +4,9 @@ tiny combats with every keyword the numbers' path takes."""
 
 from __future__ import annotations
 
+import copy
 from itertools import product
+from typing import Any
 
 import brute_plan
 import pytest
@@ -12,6 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trample.models.document.combat import Combat
+from trample.models.document.errors import InputError
+from trample.models.document.tiny import read_tiny
 from trample.solver.actions import plan as planning
 from trample.solver.actions import plan_numbers as numbers
 from trample.solver.actions.plan import ACCEPTED_TERMS, PLAN_TERMS, plan_combat, splits
@@ -153,7 +157,7 @@ def test_each_attacker_s_splits_come_in_the_legal_space_s_order(doc: dict) -> No
     combat = Combat.from_json(doc)
     found = numbers._parts(combat)
     assert found is not None
-    parts, player = found
+    parts, player = found[:2]
     listed = []
     for part in parts:
         start = tuple((i, b[3]) for i, b in enumerate(part.blockers))
@@ -269,7 +273,7 @@ def test_a_combat_over_the_size_limit_goes_the_general_way() -> None:
     refuses it with its size."""
     combat = Combat.from_json(plain())
     size = planning.plan_size(combat)
-    assert numbers.size_bound(combat, numbers._parts(combat)[0]) >= size  # type: ignore[index]
+    assert numbers.size_bound(combat.step == "first_strike", numbers._parts(combat)[0]) >= size  # type: ignore[index]
     assert numbers.numeric_plan(combat, PLAN_TERMS, size - 1) is None
     with pytest.raises(Exception, match=f"{size:,} legal splits in product"):
         plan_combat(combat, max_size=size - 1)
@@ -367,3 +371,140 @@ def test_the_answer_written_without_legal_spaces_is_the_one_written_with_them(
     found = plan_combat(Combat.from_json(doc), terms)
     assert found.ordered == taken
     assert api.plan(doc, terms) == answer_through_spaces(doc, terms)
+
+
+def tidied(doc: dict) -> dict:
+    """The combat without what the tiny reader leaves to the general one (poison,
+    ``blocked``, a creature dealt lethal damage already)."""
+    doc = copy.deepcopy(doc)
+    for player in doc["players"]:
+        player.pop("poison", None)
+    for creature in doc["creatures"]:
+        creature.pop("blocked", None)
+        if creature.get("damage", 0) >= creature["toughness"]:
+            creature["damage"] = creature["toughness"] - 1
+    return doc
+
+
+@PROPERTY
+@given(doc=st.one_of(combats(), crowded()), terms=objectives())
+def test_a_combat_read_straight_from_its_dict_is_planned_as_its_combat(
+        doc: dict, terms: list[str]) -> None:
+    """The tiny reader takes the combat, and its numbers give the plan the combat's own
+    give, which ``api.plan`` answers as the legal spaces write it."""
+    from trample.solver.interface import api
+
+    doc = tidied(doc)
+    tiny = read_tiny(doc)
+    assert tiny is not None
+    combat = Combat.from_json(doc)
+    assert tiny[0] == (combat.step == "first_strike")
+    on_numbers = planning.plan_tiny(tiny, terms)
+    general_plan = plan_combat(combat, terms)
+    assert (on_numbers is None) == (numbers.numeric_plan(combat, terms,
+                                                         planning.MAX_PLAN_SIZE) is None)
+    if on_numbers is not None:
+        assert line(on_numbers) == line(general_plan)
+        assert on_numbers.leaves == general_plan.leaves
+    assert api.plan(doc, terms) == answer_through_spaces(doc, terms)
+
+
+def test_the_search_loops_first_strike_combats_are_read_straight() -> None:
+    from benchmarks.generators import small_combat
+
+    taken = 0
+    for seed in range(200):
+        tiny = read_tiny(small_combat(seed, True))
+        assert tiny is not None and tiny[0]
+        taken += planning.plan_tiny(tiny) is not None
+    assert taken == 200
+
+
+def _general_plan(doc: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``api.plan`` with the document read by the general reader alone."""
+    from trample.solver.interface import api
+
+    with monkeypatch.context() as patch:
+        patch.setattr(api, "read_tiny", lambda document: None)
+        return _plan_answer(doc)
+
+
+def _plan_answer(doc: Any) -> Any:
+    from trample.solver.interface import api
+
+    try:
+        return api.plan(doc)
+    except InputError as exc:
+        return ("refused", str(exc))
+
+
+def test_a_field_of_the_wrong_shape_gets_the_general_readers_plan(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every variant of a first-strike combat (a field of the wrong type or value, a
+    keyword or field the tiny reader leaves to the general one) gets the general
+    reader's answer, or its refusal word for word."""
+    from test_solve_numbers import _variants
+
+    from benchmarks.generators import small_combat
+
+    doc = small_combat(0, True)
+    doc["creatures"].sort(key=lambda c: "blocking" in c)
+    assert doc["creatures"][0]["id"] == "a0" and "blocking" in doc["creatures"][-1]
+    assert read_tiny(doc) is not None
+    variants = _variants(doc)
+    for path, value in ((("step",), None), (("step",), "regular"),
+                        (("creatures", -1, "keywords"), ["First Strike"]),
+                        (("creatures", -1, "keywords"), ["Lifelink"]),
+                        (("creatures", -1, "keywords"), ["Trample"]),
+                        (("creatures", -1, "keywords"), ["Double strike", "Reach"]),
+                        (("creatures", 0, "keywords"), ["Lifelink", "Flying", "menace"]),
+                        (("creatures", 0, "keywords"), ["first strike", "FIRST STRIKE"]),
+                        (("creatures", 0, "keywords"), ["First strike", "Infect"]),
+                        (("creatures", 0, "power"), 0), (("creatures", 0, "power"), -2),
+                        (("creatures", 0, "blocked"), True),
+                        (("creatures", 0, "blocked"), False),
+                        (("players", 1, "poison"), 10), (("players", 1, "poison"), -1),
+                        (("players", 1, "life"), 0), (("objective",), ["kills"]),
+                        (("objective",), "nothing"), (("time_limit",), 0)):
+        new = copy.deepcopy(doc)
+        where = new
+        for key in path[:-1]:
+            where = where[key]
+        where[path[-1]] = value
+        if path == ("step",) and value is None:
+            del where["step"]
+        variants.append(new)
+    refused = taken = 0
+    for odd in variants:
+        mine = _plan_answer(odd)
+        assert mine == _general_plan(odd, monkeypatch), odd
+        refused += isinstance(mine, tuple)
+        taken += read_tiny(odd) is not None
+    assert refused > len(variants) // 2
+    assert taken >= 15
+
+
+@pytest.mark.parametrize("options", [{"objective": "nothing"}, {"objective": ["kills"]},
+                                     {"objective": ["trade", "trade"]}, {"objective": 3},
+                                     {"objective": ["trade"]}, {"time_limit": 0},
+                                     {"time_limit": "x"}, {"time_limit": 5}])
+def test_options_of_a_combat_read_straight_get_the_general_answer(
+        options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad objective or time limit is refused as the general path refuses it; a good
+    one answers as the general path does."""
+    from benchmarks.generators import small_combat
+    from trample.solver.interface import api
+
+    doc = small_combat(3, True)
+    assert read_tiny(doc) is not None
+
+    def answer() -> Any:
+        try:
+            return api.plan(doc, **options)
+        except InputError as exc:
+            return ("refused", str(exc))
+
+    mine = answer()
+    with monkeypatch.context() as patch:
+        patch.setattr(api, "read_tiny", lambda document: None)
+        assert mine == answer()

@@ -25,7 +25,13 @@ from typing import Literal
 from trample.models.document.combat import Combat, brief_repr
 from trample.models.document.errors import InputError
 from trample.models.document.outcomes import StepResult, deal_step
-from trample.solver.actions.plan_numbers import numeric_plan, regular_combat
+from trample.models.document.tiny import Tiny
+from trample.solver.actions.plan_numbers import (
+    NumericPlan,
+    numeric_plan,
+    regular_combat,
+    tiny_plan,
+)
 from trample.solver.actions.union import census_of
 from trample.solver.count.work import CountOutOfReach
 from trample.solver.optimize.cancel import Cancel
@@ -374,15 +380,9 @@ def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
     the search is stopped before that is done; every other combat by the search here."""
     if max_leaves is None:
         # A budget of lines counts the general search's lines: only that search obeys it.
-        def stopped() -> bool:
-            return (cancel is not None and cancel.is_set()) \
-                or (deadline is not None and time.monotonic() > deadline)
-
-        quick = numeric_plan(combat, terms, max_size, stopped)
+        quick = numeric_plan(combat, terms, max_size, _stopper(deadline, cancel))
         if quick is not None:
-            return Plan("optimal", dict(zip(terms, quick.value, strict=True)),
-                        quick.first_strike, quick.blockers_first_strike,
-                        quick.attackers_regular, quick.blockers_regular, quick.leaves, True)
+            return _quick_plan(terms, quick)
     size = plan_size(combat)
     if size > max_size:
         raise InputError("combat", f"too large to plan exactly: the four choices have "
@@ -398,6 +398,30 @@ def plan_combat(combat: Combat, terms: Sequence[str] = PLAN_TERMS,
                          f"before the value of any split was proved ({search.leaves:,} "
                          f"lines scored; the four choices have {size:,} legal splits in "
                          "product)") from None
+
+
+def plan_tiny(tiny: Tiny, terms: Sequence[str] = PLAN_TERMS, deadline: float | None = None,
+              cancel: Cancel | None = None) -> Plan | None:
+    """:func:`plan_combat`'s answer for a combat read by
+    :func:`~trample.models.document.tiny.read_tiny` when the numbers' path takes it (the
+    same plan, without building the :class:`Combat`), else None: :func:`plan_combat`
+    then answers for it."""
+    quick = tiny_plan(tiny, terms, MAX_PLAN_SIZE, _stopper(deadline, cancel))
+    return None if quick is None else _quick_plan(terms, quick)
+
+
+def _stopper(deadline: float | None, cancel: Cancel | None) -> Callable[[], bool]:
+    """Whether the numbers' path must stop: ``cancel`` is set or ``deadline`` passed."""
+    def stopped() -> bool:
+        return (cancel is not None and cancel.is_set()) \
+            or (deadline is not None and time.monotonic() > deadline)
+    return stopped
+
+
+def _quick_plan(terms: Sequence[str], quick: NumericPlan) -> Plan:
+    return Plan("optimal", dict(zip(terms, quick.value, strict=True)), quick.first_strike,
+                quick.blockers_first_strike, quick.attackers_regular, quick.blockers_regular,
+                quick.leaves, True)
 
 
 def guarantee(combat: Combat, first_strike: Amounts,
@@ -421,4 +445,4 @@ def regular_document(combat: Combat, attackers: Amounts, blockers: Amounts) -> C
 
 __all__ = ["ACCEPTED_TERMS", "MAX_PLAN_SIZE", "PLAN_TERMS", "Plan", "guarantee",
            "parse_plan_objective",
-           "plan_combat", "plan_size", "regular_document"]
+           "plan_combat", "plan_size", "plan_tiny", "regular_document"]

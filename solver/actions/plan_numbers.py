@@ -50,6 +50,13 @@ from trample.models.document.keywords import (
     TRAMPLE,
 )
 from trample.models.document.outcomes import LIFELINK, POISON_TO_LOSE
+from trample.models.document.tiny import BLOCKER_SHIFT, Tiny
+from trample.models.document.tiny import DEATHTOUCH as DEATHTOUCH_BIT
+from trample.models.document.tiny import DOUBLE_STRIKE as DOUBLE_STRIKE_BIT
+from trample.models.document.tiny import FIRST_STRIKE as FIRST_STRIKE_BIT
+from trample.models.document.tiny import INDESTRUCTIBLE as INDESTRUCTIBLE_BIT
+from trample.models.document.tiny import LIFELINK as LIFELINK_BIT
+from trample.models.document.tiny import TRAMPLE as TRAMPLE_BIT
 from trample.solver.rules.assignment import Amounts
 
 DECLARATION_KEYWORDS = frozenset({"flying", "reach", "menace", "shadow", "horsemanship",
@@ -84,6 +91,10 @@ Blocker = tuple[str, int, int, int, bool, bool, bool, bool, int]
 deathtouch, indestructible, value."""
 State = tuple[tuple[int, int], ...]
 """A part's living blockers after a step: (index among its blockers, marked damage)."""
+Numbers = tuple[list["_Part"], str, int, bool, bool, tuple[tuple[str, int], ...]]
+"""What the numbers' path reads of a combat: its parts, the defending player, its life,
+whether its poison counters already lose it the game, whether the combat is of the
+first-strike step, and the blockers (id, power) in document order."""
 
 _COMPOSITIONS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
 
@@ -123,25 +134,27 @@ class _Part:
                  "lifelink", "power", "regular", "regular_blockers", "target", "toughness",
                  "trample", "value")
 
-    def __init__(self, attacker: Creature, blockers: tuple[Blocker, ...], blocked: bool,
+    def __init__(self, id: str, target: str, power: int, toughness: int, damage: int,
+                 value: int, keywords: int, blockers: tuple[Blocker, ...], blocked: bool,
                  first_step: bool,
                  regular_blockers: tuple[tuple[int, bool, int, bool, int], ...] | None = None
                  ) -> None:
-        keywords = attacker.keywords
-        self.id = attacker.id
-        self.target = attacker.attacking or ""
-        self.power = attacker.power
-        self.toughness = attacker.toughness
-        self.damage = attacker.damage
-        self.value = attacker.value
-        self.deathtouch = DEATHTOUCH in keywords
-        self.trample = TRAMPLE in keywords
-        self.lifelink = LIFELINK in keywords
-        self.indestructible = INDESTRUCTIBLE in keywords
-        strikes_first = FIRST_STRIKE in keywords or DOUBLE_STRIKE in keywords
-        self.first = first_step and strikes_first and attacker.power > 0
-        self.regular = (DOUBLE_STRIKE in keywords or FIRST_STRIKE not in keywords) \
-            and attacker.power > 0
+        """An attacker's numbers; ``keywords`` as bits of
+        :mod:`~trample.models.document.tiny`."""
+        self.id = id
+        self.target = target
+        self.power = power
+        self.toughness = toughness
+        self.damage = damage
+        self.value = value
+        self.deathtouch = bool(keywords & DEATHTOUCH_BIT)
+        self.trample = bool(keywords & TRAMPLE_BIT)
+        self.lifelink = bool(keywords & LIFELINK_BIT)
+        self.indestructible = bool(keywords & INDESTRUCTIBLE_BIT)
+        self.first = first_step and bool(keywords & (FIRST_STRIKE_BIT | DOUBLE_STRIKE_BIT)) \
+            and power > 0
+        self.regular = bool(keywords & DOUBLE_STRIKE_BIT or not keywords & FIRST_STRIKE_BIT) \
+            and power > 0
         self.blockers = blockers
         self.blocked = blocked
         self.regular_blockers = regular_blockers if regular_blockers is not None \
@@ -171,8 +184,9 @@ class _Part:
         return out
 
     def count(self, targets: int) -> int:
-        """At least the number of ways its power goes to ``targets`` recipients."""
-        return comb(self.power + targets - 1, targets - 1) if targets > 0 else 1
+        """At least the number of ways its power goes to ``targets`` recipients (one,
+        nothing to any, when its power is 0 or less: 510.1a)."""
+        return comb(max(self.power, 0) + targets - 1, targets - 1) if targets > 0 else 1
 
     def bound(self) -> int:
         """At least the number of its legal splits in a step with every blocker alive."""
@@ -290,17 +304,42 @@ class _Part:
         return tuple(left), marked, died, player, killed, gained
 
 
-def _parts(combat: Combat) -> tuple[list[_Part], str] | None:
-    """The combat's parts and its defending player, or None when the numbers' path does
-    not take it (worked out once a combat)."""
+def _parts(combat: Combat) -> Numbers | None:
+    """The combat's numbers, or None when the numbers' path does not take it (worked out
+    once a combat)."""
     memo = combat.memo
     if "plan_numbers" not in memo:
         memo["plan_numbers"] = _read_parts(combat)
-    found: tuple[list[_Part], str] | None = memo["plan_numbers"]
+    found: Numbers | None = memo["plan_numbers"]
     return found
 
 
-def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
+def _bits(keywords: frozenset[str]) -> int:
+    """A creature's keywords as the bits of :mod:`~trample.models.document.tiny`."""
+    bits = 0
+    if keywords:
+        for word, bit in _KEYWORD_BITS:
+            if word in keywords:
+                bits |= bit
+    return bits
+
+
+_KEYWORD_BITS = ((TRAMPLE, TRAMPLE_BIT), (DEATHTOUCH, DEATHTOUCH_BIT),
+                 (INDESTRUCTIBLE, INDESTRUCTIBLE_BIT), (FIRST_STRIKE, FIRST_STRIKE_BIT),
+                 (DOUBLE_STRIKE, DOUBLE_STRIKE_BIT), (LIFELINK, LIFELINK_BIT))
+
+
+def _blocker(id: str, power: int, toughness: int, damage: int, value: int, keywords: int,
+             first_step: bool) -> Blocker:
+    """A blocker's numbers as a part reads them."""
+    double = keywords & DOUBLE_STRIKE_BIT
+    return (id, power, toughness, damage,
+            first_step and bool(double or keywords & FIRST_STRIKE_BIT),
+            bool(double or not keywords & FIRST_STRIKE_BIT), bool(keywords & DEATHTOUCH_BIT),
+            bool(keywords & INDESTRUCTIBLE_BIT), value)
+
+
+def _read_parts(combat: Combat) -> Numbers | None:
     if combat.planeswalkers or combat.battles or combat.prevention or combat.multipliers \
             or combat.loss_thresholds or len(combat.players) != 2 \
             or combat.step not in ("first_strike", "regular"):
@@ -314,6 +353,7 @@ def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
     attackers: list[Creature] = []
     blocks: dict[str, list[Blocker]] = {}
     regular: dict[str, list[tuple[int, bool, int, bool, int]]] = {}
+    order: list[tuple[str, int]] = []
     for c in combat.creatures:
         if c.effects is not NO_EFFECTS or c.toxic or c.toughness <= 0:
             return None
@@ -328,34 +368,60 @@ def _read_parts(combat: Combat) -> tuple[list[_Part], str] | None:
                 regular[c.id] = []
         elif len(c.blocking) == 1 and c.controller == player \
                 and keywords <= BLOCKER_KEYWORDS:
-            double = DOUBLE_STRIKE in keywords
-            blocker = (c.id, c.power, c.toughness, c.damage,
-                       first_step and (double or FIRST_STRIKE in keywords),
-                       double or FIRST_STRIKE not in keywords, DEATHTOUCH in keywords,
-                       INDESTRUCTIBLE in keywords, c.value)
+            blocker = _blocker(c.id, c.power, c.toughness, c.damage, c.value,
+                               _bits(keywords), first_step)
             target = c.blocking[0]
             if target not in blocks:
                 blocks[target] = []
                 regular[target] = []
             blocks[target].append(blocker)
             regular[target].append(_regular(blocker))
+            order.append((c.id, c.power))
         else:
             return None
     if len(blocks) != len(attackers):
         return None  # a creature blocks something that is not an attacker
     # Blocked: it has a blocker, or its blockers are gone (Combat.is_blocked).
-    parts = [_Part(a, tuple(blocks[a.id]), bool(blocks[a.id]) or a.blocked is True,
+    parts = [_Part(a.id, a.attacking or "", a.power, a.toughness, a.damage, a.value,
+                   _bits(a.keywords), tuple(blocks[a.id]), bool(blocks[a.id]) or a.blocked is True,
                    first_step, tuple(regular[a.id])) for a in attackers]
-    return parts, player
+    for p in combat.players:
+        if p.id == player:
+            return parts, player, p.life, p.poison >= POISON_TO_LOSE, first_step, tuple(order)
+    return None
 
 
-def size_bound(combat: Combat, parts: Sequence[_Part]) -> int:
+_TINY_DECLINED = (TRAMPLE_BIT | LIFELINK_BIT) << BLOCKER_SHIFT
+"""A blocker's keywords the numbers' path does not take (:data:`BLOCKER_KEYWORDS`)."""
+
+
+def _tiny_parts(tiny: Tiny) -> Numbers | None:
+    """The numbers of a combat read by :func:`~trample.models.document.tiny.read_tiny`,
+    as :func:`_read_parts` finds them on its :class:`Combat`, or None when the numbers'
+    path does not take it."""
+    first_step, player, life, attackers, blockers, kinds = tiny
+    if kinds & _TINY_DECLINED:
+        return None
+    blocks: list[list[Blocker]] = [[] for _ in attackers]
+    regular: list[list[tuple[int, bool, int, bool, int]]] = [[] for _ in attackers]
+    for bid, at, power, toughness, damage, value, keywords in blockers:
+        blocker = _blocker(bid, power, toughness, damage, value, keywords, first_step)
+        blocks[at].append(blocker)
+        regular[at].append(_regular(blocker))
+    parts = [_Part(aid, player, power, toughness, damage, value, keywords, tuple(mine),
+                   bool(mine), first_step, tuple(regular[i]))
+             for i, ((aid, power, toughness, damage, value, keywords), mine)
+             in enumerate(zip(attackers, blocks, strict=True))]
+    return parts, player, life, False, first_step, tuple((b[0], b[2]) for b in blockers)
+
+
+def size_bound(first_step: bool, parts: Sequence[_Part]) -> int:
     """At least :func:`.plan.plan_size` of a combat the numbers' path takes: the defenders'
     splits are forced, and an attacker's are among the ways of dividing its power."""
     size = 1
     for part in parts:
         bound = part.bound()
-        if combat.step == "first_strike" and part.first:
+        if first_step and part.first:
             size *= bound
         if part.regular:
             size *= bound
@@ -589,12 +655,10 @@ def _single(slot: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
 class _Scoring:
     """The terms of ``plan`` from the four sums of the parts' numbers."""
 
-    def __init__(self, combat: Combat, player: str, parts: Sequence[_Part],
+    def __init__(self, life: int, poisoned: bool, parts: Sequence[_Part],
                  terms: Sequence[str]) -> None:
-        for defending in combat.players:
-            if defending.id == player:
-                self.life = defending.life
-                self.poisoned = defending.poison >= POISON_TO_LOSE
+        self.life = life
+        self.poisoned = poisoned
         worth = 0
         for part in parts:
             worth += part.value
@@ -671,8 +735,8 @@ def _amounts(part: _Part, alive: State, split: Split | None, player: str) -> Amo
     return out
 
 
-def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
-             living: Sequence[bool], first: bool) -> Amounts:
+def _replies(order: Sequence[tuple[str, int]], parts: Sequence[_Part],
+             alive: Sequence[State], living: Sequence[bool], first: bool) -> Amounts:
     """The defending creatures' forced split in one step (in document order)."""
     dealing: dict[str, str] = {}
     for part, left, lives in zip(parts, alive, living, strict=True):
@@ -684,7 +748,7 @@ def _replies(combat: Combat, parts: Sequence[_Part], alive: Sequence[State],
                 dealing[b[0]] = part.id
     if not dealing:
         return {}
-    return {(c.id, dealing[c.id]): c.power for c in combat.creatures if c.id in dealing}
+    return {(bid, dealing[bid]): power for bid, power in order if bid in dealing}
 
 
 class NumericPlan:
@@ -714,8 +778,25 @@ def numeric_plan(combat: Combat, terms: Sequence[str], max_size: int,
     found = _parts(combat)
     if found is None:
         return None
-    parts, player = found
-    if size_bound(combat, parts) > max_size:
+    return _numeric(found, terms, max_size, stopped)
+
+
+def tiny_plan(tiny: Tiny, terms: Sequence[str], max_size: int,
+              stopped: Callable[[], bool] | None = None) -> NumericPlan | None:
+    """:func:`numeric_plan` of a combat read by
+    :func:`~trample.models.document.tiny.read_tiny` (the same answer as on its
+    :class:`Combat`, without building it), or None likewise."""
+    found = _tiny_parts(tiny)
+    if found is None:
+        return None
+    return _numeric(found, terms, max_size, stopped)
+
+
+def _numeric(found: Numbers, terms: Sequence[str], max_size: int,
+             stopped: Callable[[], bool] | None) -> NumericPlan | None:
+    """:func:`numeric_plan` once the combat's numbers are read."""
+    parts = found[0]
+    if size_bound(found[4], parts) > max_size:
         return None
     for part in parts:
         # The regular step is read once a state the first step leaves, over the sets of
@@ -729,14 +810,14 @@ def numeric_plan(combat: Combat, terms: Sequence[str], max_size: int,
             raise _Stopped
 
     try:
-        return _solve(combat, parts, player, terms, check)
+        return _solve(found, terms, check)
     except _Stopped:
         return None
 
 
-def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str],
-           check: Callable[[], None]) -> NumericPlan | None:
-    first_step = combat.step == "first_strike"
+def _solve(found: Numbers, terms: Sequence[str], check: Callable[[], None]
+           ) -> NumericPlan | None:
+    parts, player, life, poisoned, first_step, order = found
     lines = [_Lines(p, first_step, check) for p in parts]
     dealt = 0
     for line in lines:
@@ -747,7 +828,7 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
         combos *= len(f)
     if combos > MAX_COMBINATIONS:
         return None
-    scoring = _Scoring(combat, player, parts, terms)
+    scoring = _Scoring(life, poisoned, parts, terms)
     value = scoring.best(everything)
     # The first split of each part, the first part slowest, whose best is the value: the
     # first whose lines include one that reaches it with the others' best.
@@ -805,9 +886,9 @@ def _solve(combat: Combat, parts: list[_Part], player: str, terms: Sequence[str]
     for part, line, k, state, second in zip(parts, lines, chosen, alive, picked, strict=True):
         a1.update(_amounts(part, line.start, line.first[k], player))
         a2.update(_amounts(part, state, second[0], player))
-    b2 = _replies(combat, parts, alive, living, False)
+    b2 = _replies(order, parts, alive, living, False)
     if first_step:
-        b1 = _replies(combat, parts, [line.start for line in lines], [True] * len(parts),
+        b1 = _replies(order, parts, [line.start for line in lines], [True] * len(parts),
                       True)
         return NumericPlan(value, a1, b1, a2, b2, dealt + scoring.scored)
     return NumericPlan(value, {}, {}, a2, b2, dealt + scoring.scored)
@@ -859,4 +940,4 @@ def regular_combat(combat: Combat, amounts: Mapping[Pair, int]) -> Combat | None
 
 __all__ = ["ATTACKER_KEYWORDS", "BLOCKER_KEYWORDS", "DECLARATION_KEYWORDS", "MAX_COMBINATIONS",
            "MAX_PART_LINES", "MAX_PART_WORK", "NumericPlan", "compositions", "numeric_plan",
-           "regular_combat", "size_bound"]
+           "regular_combat", "size_bound", "tiny_plan"]

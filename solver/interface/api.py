@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 from trample.models.document.assignment import Pair, entries_json
 from trample.models.document.combat import Combat, check_int
 from trample.models.document.errors import InputError, InternalError
+from trample.models.document.tiny import read_tiny
 from trample.solver.count.census import Census
 from trample.solver.interface.bug_reports import BUG_DIR_VARIABLE as BUG_DIR_VARIABLE
 from trample.solver.interface.bug_reports import MAX_BUG_REPORTS as MAX_BUG_REPORTS
@@ -388,14 +389,26 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
     replying worst for it in each step, with one principal line of play. The time limit
     or ``cancel`` (set from another thread) stops the search: ``feasible`` with the best
     split whose value is proved (:func:`trample.solver.actions.plan.plan_combat`)."""
-    from trample.solver.actions.plan import parse_plan_objective, plan_combat, regular_document
+    from trample.solver.actions.plan import (
+        parse_plan_objective,
+        plan_combat,
+        plan_tiny,
+        regular_document,
+    )
 
     started = request_started.get() or time.monotonic()
-    combat = Combat.from_json(document)
+    # A plain tiny combat is read straight from the dict (a document read there is one
+    # Combat.from_json takes); when the numbers' path then declines it, it is read whole.
+    tiny = read_tiny(document)
+    combat = Combat.from_json(document) if tiny is None else None
     terms = parse_plan_objective(request_field(document, "objective", objective))
     seconds = parse_time_limit(request_field(document, "time_limit", time_limit))
     with reporting("plan", document, objective=objective, time_limit=time_limit):
-        found = plan_combat(combat, terms, deadline=started + seconds, cancel=cancel)
+        found = None if tiny is None else plan_tiny(tiny, terms, started + seconds, cancel)
+        if found is None:
+            if combat is None:
+                combat = Combat.from_json(document)
+            found = plan_combat(combat, terms, deadline=started + seconds, cancel=cancel)
     if found.ordered:
         # The numbers' path lists each split's amounts in canonical order: the entries
         # without deriving the four legal spaces and the regular step's document.
@@ -408,6 +421,7 @@ def plan(document: Mapping[str, Any], objective: list[str] | str | None = None,
                 "blockers_regular": _plan_entries(found.blockers_regular),
             },
         }
+    assert combat is not None  # an answer of the numbers' path is ordered
     regular = regular_document(combat, found.first_strike, found.blockers_first_strike) \
         if combat.step == "first_strike" else combat
     first = legal_space(combat, "attackers")

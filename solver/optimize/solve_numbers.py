@@ -6,12 +6,13 @@ general machinery. Each attacker with its blockers is a part of its own (no bloc
 shared), so the attackers' side chooses each attacker's split alone, and the parts are
 tied together only through the defending player's life (``lethal``, ``losses``).
 
-:func:`solve_numbers` reads the document through a strict check of its shape (every
-field of an exact JSON type and within the reader's bounds, only the keywords it
-handles) and answers from the integers it read; anything else, and any document the
-general reader would refuse, is declined (None), so that every error message stays the
-general reader's and every unusual combat takes the general path. The answer is the
-general path's to the byte, split included:
+:func:`solve_numbers` reads the document with
+:func:`~trample.models.document.tiny.read_tiny` (a strict check of its shape) and
+answers from the integers it read, on the regular step with no keyword but trample,
+deathtouch and indestructible and no attacker of power 0; anything else, and any
+document the general reader would refuse, is declined (None), so that every error
+message stays the general reader's and every unusual combat takes the general path.
+The answer is the general path's to the byte, split included:
 
 * one attacker: :func:`~trample.solver.optimize.fastpath.solve_single`'s candidates (a
   lone recipient takes all; else the holding split of
@@ -34,211 +35,74 @@ it is answered; tests compare every answer with the general path's and brute for
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard
+from typing import Any, Final
 
-from trample.models.document.reading import MAX_ID_LENGTH, MAX_MAGNITUDE, MAX_TEXT_LENGTH
+from trample.models.document.tiny import (
+    BLOCKER_SHIFT,
+    DEATHTOUCH,
+    INDESTRUCTIBLE,
+    TRAMPLE,
+    Blocker,
+    read_tiny,
+)
 from trample.solver.optimize.fastpath import holding
 from trample.solver.optimize.objectives import DEFAULTS, parse_objective, plain_plan
 
-MAX_CREATURES = 16
-"""Creatures of a document this path reads (tiny combats: a few attackers and blockers);
-a larger one takes the general path."""
+_PLAIN: Final = TRAMPLE | DEATHTOUCH | INDESTRUCTIBLE
+_OTHER: Final = ~(_PLAIN | _PLAIN << BLOCKER_SHIFT)
+"""Bits of :func:`read_tiny`'s ``kinds`` this path declines: other keywords (first
+strike, double strike, lifelink) and an attacker of power 0."""
 
-_TOP = frozenset({"format", "active_player", "players", "creatures", "step"})
-_PLAYER = frozenset({"id", "life", "name"})
-_CREATURE = frozenset({"id", "controller", "power", "toughness", "damage", "value",
-                       "keywords", "attacking", "blocking", "name"})
-
-_TRAMPLE = 1
-_DEATHTOUCH = 2
-_INDESTRUCTIBLE = 4
-_KEYWORDS: dict[str, int] = {
-    "Trample": _TRAMPLE, "trample": _TRAMPLE,
-    "Deathtouch": _DEATHTOUCH, "deathtouch": _DEATHTOUCH,
-    "Indestructible": _INDESTRUCTIBLE, "indestructible": _INDESTRUCTIBLE,
-}
-"""The keywords taken, as the reader normalizes them (the rest: the general path)."""
-
-_ZERO_TERMS = frozenset({"planeswalker_kills", "battle_kills", "planeswalker_damage",
+_ZERO_TERMS: Final = frozenset({"planeswalker_kills", "battle_kills", "planeswalker_damage",
                          "battle_damage"})
 """Assigned-damage terms that are 0 on a combat without planeswalkers or battles."""
-_TERMS = frozenset(DEFAULTS["attackers"]) | _ZERO_TERMS | {"lethal", "kills",
+_TERMS: Final = frozenset(DEFAULTS["attackers"]) | _ZERO_TERMS | {"lethal", "kills",
                                                           "player_damage"}
 """The terms answered here: the attackers' default and their assigned-damage terms."""
 
-_NONE: list[Any] = []
-"""An absent list (read, never changed)."""
+_SLOT: Final = {"lethal": 0, "losses": 0, "kills": 1, "deaths": 1, "player_damage": 2,
+                "life_loss": 2, "survivals": 3}
+"""Where each term's value is among the numbers of a combat answered here (the others:
+4, which is 0)."""
+_SLOTS: dict[tuple[str, ...], tuple[int, ...]] = {}
+""":func:`_slots` of the first :data:`MAX_SLOTS` lists of terms asked."""
+MAX_SLOTS = 256
 
 Pieces = list[tuple[str, int]]
 """One attacker's split: (recipient, amount), positive amounts only."""
 
 
-class _Attacker:
-    """An attacker as read: its power and keywords, its blockers in document order."""
-
-    __slots__ = ("blockers", "id", "keywords", "needs", "power", "worth")
-
-    def __init__(self, id: str, power: int, keywords: int) -> None:
-        self.id = id
-        self.power = power
-        self.keywords = keywords
-        self.blockers: list[str] = []
-        self.needs: list[int] = []
-        """What it must assign each blocker for lethal damage (1 with deathtouch)."""
-        self.worth: dict[str, int] = {}
-        """Its blockers that lethal damage destroys, with their values."""
-
-
-def _int(value: object) -> TypeGuard[int]:
-    """An exact int within the reader's bound."""
-    return type(value) is int and -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE
-
-
-def _id(value: object) -> TypeGuard[str]:
-    return type(value) is str and 0 < len(value) <= MAX_ID_LENGTH
-
-
-def _named(raw: dict[Any, Any]) -> bool:
-    """Its ``name`` is absent or a string the reader takes (names change no damage)."""
-    name = raw.get("name")
-    if name is None:
-        return "name" not in raw
-    return type(name) is str and len(name) <= MAX_TEXT_LENGTH
-
-
-def _read(document: object) -> tuple[str, int, list[_Attacker], int] | None:
-    """The defending player, its life, the attackers (document order) and the value of
-    the attackers (all alive: ``survivals``), or None when the document is not of the
-    shape taken (nor then refused here: the general reader reads it)."""
-    if type(document) is not dict or not _TOP.issuperset(document):
-        return None
-    fmt = document.get("format", "combat/1")
-    if type(fmt) is not str or fmt != "combat/1":
-        return None
-    step = document.get("step", "regular")
-    if type(step) is not str or step != "regular":
-        return None
-    players = document.get("players")
-    if type(players) is not list or len(players) != 2:
-        return None
-    ids: list[str] = []
-    lives: list[int] = []
-    for raw in players:
-        if type(raw) is not dict or not _PLAYER.issuperset(raw):
-            return None
-        pid = raw.get("id")
-        life = raw.get("life", 20)
-        if not _id(pid) or not _int(life) or not _named(raw):
-            return None
-        ids.append(pid)
-        lives.append(life)
-    active = document.get("active_player")
-    if type(active) is not str or ids[0] == ids[1] or active not in ids:
-        return None
-    defending = ids[1] if active == ids[0] else ids[0]
-    life = lives[1] if active == ids[0] else lives[0]
-    if life <= 0:
-        return None
-    creatures = document.get("creatures")
-    if type(creatures) is not list or not creatures or len(creatures) > MAX_CREATURES:
-        return None
-    seen = set(ids)
-    attackers: dict[str, _Attacker] = {}
-    blocks: list[tuple[str, str, int, int, int]] = []  # blocker, attacker, need, value, kw
-    survivals = 0
-    for raw in creatures:
-        if type(raw) is not dict or not _CREATURE.issuperset(raw) or not _named(raw):
-            return None
-        cid = raw.get("id")
-        if not _id(cid) or cid in seen:
-            return None
-        seen.add(cid)
-        controller = raw.get("controller")
-        power = raw.get("power")
-        toughness = raw.get("toughness")
-        damage = raw.get("damage", 0)
-        value = raw.get("value", 1)
-        if type(controller) is not str or not _int(power) or not _int(toughness) \
-                or not _int(damage) or not _int(value):
-            return None
-        if not 0 <= damage < toughness:  # dead before damage: the general path
-            return None
-        keywords = 0
-        listed = raw.get("keywords", _NONE)
-        if type(listed) is not list:
-            return None
-        if listed:
-            for word in listed:
-                flag = _KEYWORDS.get(word) if type(word) is str else None
-                if flag is None:
-                    return None
-                keywords |= flag
-        attacking = raw.get("attacking")
-        blocking = raw.get("blocking", _NONE)
-        if type(blocking) is not list:
-            return None
-        if attacking is not None:
-            if type(attacking) is not str or attacking != defending \
-                    or controller != active or blocking or power <= 0:
-                return None
-            attackers[cid] = _Attacker(cid, power, keywords)
-            survivals += value
-            continue
-        if len(blocking) != 1 or controller != defending:
-            return None
-        target = blocking[0]
-        if type(target) is not str:
-            return None
-        blocks.append((cid, target, toughness - damage, value, keywords))
-    if not attackers:
-        return None
-    for bid, aid, need, value, keywords in blocks:
-        a = attackers.get(aid)
-        if a is None:
-            return None
-        a.blockers.append(bid)
-        a.needs.append(1 if a.keywords & _DEATHTOUCH else need)
-        if not keywords & _INDESTRUCTIBLE:
-            a.worth[bid] = value
-    return defending, life, list(attackers.values()), survivals
-
-
-def _candidates(a: _Attacker, player: str) -> list[Pieces] | None:
-    """The attacker's candidate splits, in the general path's order (None: declined)."""
-    if not a.blockers:
-        return [[(player, a.power)]]
-    trample = a.keywords & _TRAMPLE
-    if len(a.blockers) == 1 and not trample:
-        return [[(a.blockers[0], a.power)]]
-    need = dict(zip(a.blockers, a.needs, strict=True))
-    held = holding(a.id, list(a.blockers), [], need, a.worth, a.power)
+def _candidates(aid: str, power: int, trample: int, blockers: list[str], needs: list[int],
+                need: dict[str, int], worth: dict[str, int], player: str
+                ) -> list[Pieces] | None:
+    """A blocked attacker's candidate splits (two blockers or more, or a trampler), in
+    the general path's order (None: declined)."""
+    held = holding(aid, blockers, [], need, worth, power)
     if held is None:
         return None
     amounts = held[0]
-    out: list[Pieces] = [[(b, amounts[(a.id, b)]) for b in a.blockers
-                          if (a.id, b) in amounts]]
+    out: list[Pieces] = [[(b, amounts[(aid, b)]) for b in blockers if (aid, b) in amounts]]
     if trample:
-        excess = a.power - sum(a.needs)
+        excess = power - sum(needs)
         if excess >= 1:
-            out.append([*((b, n) for b, n in zip(a.blockers, a.needs, strict=True)
-                          if n > 0), (player, excess)])
+            out.append([*((b, n) for b, n in zip(blockers, needs, strict=True) if n > 0),
+                        (player, excess)])
     return out
 
 
-def _score(a: _Attacker, pieces: Pieces, player: str, life: int, bases: tuple[str, ...],
-           lethal: bool) -> tuple[int, ...]:
+def _score(pieces: Pieces, need: dict[str, int], worth: dict[str, int], player: str,
+           life: int, bases: tuple[str, ...], lethal: bool) -> tuple[int, ...]:
     """A part's split scored on the assigned-damage terms ``bases`` (``lethal``: whether
     the player's life counts for it)."""
     dealt = 0
     kills = 0
-    needs = dict(zip(a.blockers, a.needs, strict=True))
     for target, amount in pieces:
         if target == player:
             dealt = amount
         else:
-            worth = a.worth.get(target)
-            if worth is not None and amount >= needs[target]:
-                kills += worth
+            value = worth.get(target)
+            if value is not None and amount >= need[target]:
+                kills += value
     key: list[int] = []
     for term in bases:
         if term == "lethal":
@@ -252,27 +116,37 @@ def _score(a: _Attacker, pieces: Pieces, player: str, life: int, bases: tuple[st
     return tuple(key)
 
 
-def _legal(a: _Attacker, pieces: Pieces, player: str) -> bool:
-    """The split obeys 510.1a-c and 702.19b, read on the integers alone."""
-    given = dict(pieces)
-    if sum(given.values()) != a.power or any(v <= 0 for v in given.values()):
-        return False
-    if len(given) != len(pieces) or not set(given) <= {*a.blockers, player}:
-        return False
-    if given.get(player, 0) > 0 and a.blockers:
-        if not a.keywords & _TRAMPLE:
-            return False
-        return all(given.get(b, 0) >= n for b, n in zip(a.blockers, a.needs, strict=True))
-    return True
+def _legal(power: int, trample: int, need: dict[str, int], pieces: Pieces, player: str
+           ) -> dict[str, int] | None:
+    """The split of a blocked attacker (``need``: its blockers' lethal damage, in
+    document order) as a dict, when it obeys 510.1a-c and 702.19b read on the integers
+    alone; else None."""
+    given: dict[str, int] = {}
+    total = 0
+    for target, amount in pieces:
+        if amount <= 0 or target in given or (target != player and target not in need):
+            return None
+        given[target] = amount
+        total += amount
+    if total != power:
+        return None
+    if player in given:
+        if not trample:
+            return None
+        for b, n in need.items():
+            if given.get(b, 0) < n:
+                return None
+    return given
 
 
-def _most(a: _Attacker) -> int:
-    """The most the attacker can assign the player it attacks."""
-    if not a.blockers:
-        return a.power
-    if not a.keywords & _TRAMPLE:
-        return 0
-    return max(a.power - sum(a.needs), 0)
+def _slots(terms: tuple[str, ...]) -> tuple[int, ...]:
+    """Where each of ``terms`` is among the numbers of a combat answered here."""
+    found = _SLOTS.get(terms)
+    if found is None:
+        found = tuple(_SLOT.get(t, 4) for t in terms)
+        if len(_SLOTS) < MAX_SLOTS:
+            _SLOTS[terms] = found
+    return found
 
 
 def solve_numbers(document: object, side: object, objective: object,
@@ -283,10 +157,12 @@ def solve_numbers(document: object, side: object, objective: object,
     ``parsed``: the objective's terms for the attackers, already read (a batch's)."""
     if side is not None and (type(side) is not str or side != "attackers"):
         return None
-    read = _read(document)
+    read = read_tiny(document)
     if read is None:
         return None
-    player, life, attackers, survivals = read
+    first_step, player, life, attackers, blockers, kinds = read
+    if first_step or kinds & _OTHER:
+        return None
     if parsed is not None:
         terms: tuple[str, ...] = parsed
     elif objective is None:
@@ -296,55 +172,85 @@ def solve_numbers(document: object, side: object, objective: object,
     if terms is not DEFAULTS["attackers"] and not _TERMS.issuperset(terms):
         return None
     bases, _ = plain_plan(terms)
-    reaching = sum(1 for a in attackers if not a.blockers or a.keywords & _TRAMPLE)
+    # Each attacker's blockers, in document order.
+    mine: list[list[Blocker]] = [[] for _ in attackers]
+    for b in blockers:
+        mine[b[1]].append(b)
+    reaching = 0
+    most = 0  # the most the attackers can assign the player together
+    for a, own in zip(attackers, mine, strict=True):
+        if not own:
+            reaching += 1
+            most += a[1]
+        elif a[5] & TRAMPLE:
+            reaching += 1
+            lethal_total = 0
+            for b in own:
+                lethal_total += 1 if a[5] & DEATHTOUCH else b[3] - b[4]
+            if a[1] > lethal_total:
+                most += a[1] - lethal_total
     lethal = "lethal" in bases
     alone = not (lethal and reaching > 1)  # else the player's life is contested
-    chosen: list[Pieces] = []
+    kills = 0
     dealt = 0
-    for a in attackers:
-        candidates = _candidates(a, player)
+    survivals = 0
+    entries: list[dict[str, Any]] = []
+    for (aid, power, _, _, value, keywords), own in zip(attackers, mine, strict=True):
+        survivals += value
+        if not own:
+            # Unblocked: all to the player (legal as it stands).
+            entries.append({"source": aid, "target": player, "amount": power})
+            dealt += power
+            continue
+        trample = keywords & TRAMPLE
+        if len(own) == 1 and not trample:
+            # One blocker and no trample: all to it (legal as it stands).
+            b = own[0]
+            entries.append({"source": aid, "target": b[0], "amount": power})
+            if not b[6] & INDESTRUCTIBLE and (keywords & DEATHTOUCH or power >= b[3] - b[4]):
+                kills += b[5]
+            continue
+        ids: list[str] = []
+        needs: list[int] = []
+        need: dict[str, int] = {}
+        worth: dict[str, int] = {}
+        for b in own:
+            bid = b[0]
+            n = 1 if keywords & DEATHTOUCH else b[3] - b[4]
+            ids.append(bid)
+            needs.append(n)
+            need[bid] = n
+            if not b[6] & INDESTRUCTIBLE:
+                worth[bid] = b[5]
+        candidates = _candidates(aid, power, trample, ids, needs, need, worth, player)
         if candidates is None:
             return None
         best = candidates[0]
         if len(candidates) > 1:
-            best_key = _score(a, best, player, life, bases, alone)
+            best_key = _score(best, need, worth, player, life, bases, alone)
             for pieces in candidates[1:]:
-                key = _score(a, pieces, player, life, bases, alone)
+                key = _score(pieces, need, worth, player, life, bases, alone)
                 if key > best_key:
                     best, best_key = pieces, key
-        if not _legal(a, best, player):
+        given = _legal(power, trample, need, best, player)
+        if given is None:
             return None
-        chosen.append(best)
-        for target, amount in best:
-            if target == player:
-                dealt += amount
-    if not alone and dealt < life and sum(_most(a) for a in attackers) >= life:
-        return None  # the parts could reach the player together: the general path
-    kills = 0
-    entries: list[dict[str, Any]] = []
-    for a, pieces in zip(attackers, chosen, strict=True):
-        given = dict(pieces)
-        for b, need in zip(a.blockers, a.needs, strict=True):
-            got = given.get(b)
+        for bid, n in need.items():
+            got = given.get(bid)
             if got is not None:
-                entries.append({"source": a.id, "target": b, "amount": got})
-                worth = a.worth.get(b)
-                if worth is not None and got >= need:
-                    kills += worth
+                entries.append({"source": aid, "target": bid, "amount": got})
+                value_of = worth.get(bid)
+                if value_of is not None and got >= n:
+                    kills += value_of
         passed = given.get(player)
         if passed is not None:
-            entries.append({"source": a.id, "target": player, "amount": passed})
+            entries.append({"source": aid, "target": player, "amount": passed})
+            dealt += passed
+    if not alone and dealt < life and most >= life:
+        return None  # the parts could reach the player together: the general path
+    numbers = (1 if dealt >= life else 0, kills, dealt, survivals, 0)
     values: dict[str, int] = {}
-    for term in terms:
-        if term == "lethal" or term == "losses":
-            values[term] = 1 if dealt >= life else 0
-        elif term == "kills" or term == "deaths":
-            values[term] = kills
-        elif term == "player_damage" or term == "life_loss":
-            values[term] = dealt
-        elif term == "survivals":
-            values[term] = survivals
-        else:
-            values[term] = 0
+    for term, slot in zip(terms, _slots(terms), strict=True):
+        values[term] = numbers[slot]
     return {"status": "optimal", "side": "attackers", "step": "regular",
             "objective": values, "assignment": entries}
