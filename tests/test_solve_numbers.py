@@ -168,6 +168,9 @@ def _variants(doc: dict[str, Any]) -> list[Any]:
             changed(path, value)
     changed(("creatures", 0, "keywords"), ["Trampel"])
     changed(("creatures", 0, "keywords"), ["toxic 2"])
+    # Lists past the reader's bound: one the general reader takes, one it refuses.
+    changed(("creatures", 0, "keywords"), ["Trample"] * 17)
+    changed(("creatures", 0, "keywords"), ["Trample"] * 20_001)
     changed(("creatures", -1, "damage"), 99)
     changed(("creatures", -1, "blocking"), ["b0"])
     changed(("creatures", -1, "blocking"), ["a0", "a0"])

@@ -29,6 +29,10 @@ MAX_CREATURES: Final = 16
 """Creatures of a document read here (tiny combats: a few attackers and blockers); a
 larger one takes the general path."""
 
+MAX_KEYWORDS: Final = 16
+"""Keywords a creature lists in a document read here; a longer list takes the general
+path, which bounds every list (past its bound it refuses the document)."""
+
 TRAMPLE: Final = 1
 DEATHTOUCH: Final = 2
 INDESTRUCTIBLE: Final = 4
@@ -150,7 +154,7 @@ def read_tiny(document: object) -> Tiny | None:
             return None
         keywords = 0
         listed = raw.get("keywords", _NONE)
-        if type(listed) is not list:
+        if type(listed) is not list or len(listed) > MAX_KEYWORDS:
             return None
         for word in listed:
             flag = KEYWORDS.get(word) if type(word) is str else None
@@ -215,5 +219,5 @@ def _text(name: object) -> bool:
 
 
 __all__ = ["BLOCKER_SHIFT", "DEATHTOUCH", "DECLARATION", "DOUBLE_STRIKE", "FIRST_STRIKE",
-           "INDESTRUCTIBLE", "KEYWORDS", "LIFELINK", "MAX_CREATURES", "POWERLESS", "TRAMPLE",
-           "Attacker", "Blocker", "Tiny", "read_tiny"]
+           "INDESTRUCTIBLE", "KEYWORDS", "LIFELINK", "MAX_CREATURES", "MAX_KEYWORDS",
+           "POWERLESS", "TRAMPLE", "Attacker", "Blocker", "Tiny", "read_tiny"]
