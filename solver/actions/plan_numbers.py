@@ -58,6 +58,7 @@ from trample.models.document.tiny import INDESTRUCTIBLE as INDESTRUCTIBLE_BIT
 from trample.models.document.tiny import LIFELINK as LIFELINK_BIT
 from trample.models.document.tiny import TRAMPLE as TRAMPLE_BIT
 from trample.solver.rules.assignment import Amounts
+from trample.solver.rules.legal_space import lethal_need
 
 DECLARATION_KEYWORDS = frozenset({"flying", "reach", "menace", "shadow", "horsemanship",
                                   "haste", "defender", "vigilance"})
@@ -175,7 +176,7 @@ class _Part:
             needs = []
             for index, marked in alive:
                 left = self.blockers[index][2] - marked
-                needs.append(0 if left <= 0 else 1 if self.deathtouch else left)
+                needs.append(lethal_need(left, self.deathtouch))
             spare = power - sum(needs)
             if spare >= 1:
                 for extra in compositions(spare - 1, len(needs) + 1):
@@ -218,7 +219,7 @@ class _Part:
                     touched = True
             left = toughness - already
             if left > 0:
-                need = 1 if deathtouch else left
+                need = lethal_need(left, deathtouch)
                 lethal += need
                 if indestructible:
                     sink = True

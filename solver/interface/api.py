@@ -112,7 +112,7 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
     ``$/cancelRequest``).
     """
     begin = _began(started)
-    if settings.lone_parts and settings.dynamic_program:
+    if _on_numbers(settings):
         found = solve_numbers(document, side, objective)
         if found is not None:
             if time_limit is not None:
@@ -120,6 +120,13 @@ def solve(document: Mapping[str, Any], *, side: str | None = None,
             return cast(SolveResult, found)
     return _solve(space_of(document, side), document, side, objective, time_limit, begin,
                   settings, cancel)
+
+
+def _on_numbers(settings: SearchSettings) -> bool:
+    """Whether a tiny combat may be answered on integers (:func:`solve_numbers`): it
+    gives what the optimizer gives with these settings on (each part's pieces and the
+    dynamic program for contested groups), not what a study that turns them off asks."""
+    return settings.lone_parts and settings.dynamic_program
 
 
 def _began(started: float | None) -> float:
@@ -200,8 +207,7 @@ def solve_many(documents: Iterable[Mapping[str, Any]], *, side: str | None = Non
     # Taken when the attackers' terms were read above (or none was given): a document
     # refused for them goes the general way, which refuses it with its position.
     attack_terms = None if objective is None else terms_by_side.get("attackers")
-    numbers = settings.lone_parts and settings.dynamic_program and (
-        objective is None or attack_terms is not None)
+    numbers = _on_numbers(settings) and (objective is None or attack_terms is not None)
     for i, document in enumerate(documents):
         try:
             if numbers:

@@ -47,6 +47,7 @@ from trample.models.document.tiny import (
 )
 from trample.solver.optimize.fastpath import holding
 from trample.solver.optimize.objectives import DEFAULTS, parse_objective, plain_plan
+from trample.solver.rules.legal_space import lethal_need
 
 _PLAIN: Final = TRAMPLE | DEATHTOUCH | INDESTRUCTIBLE
 _OTHER: Final = ~(_PLAIN | _PLAIN << BLOCKER_SHIFT)
@@ -186,7 +187,7 @@ def solve_numbers(document: object, side: object, objective: object,
             reaching += 1
             lethal_total = 0
             for b in own:
-                lethal_total += 1 if a[5] & DEATHTOUCH else b[3] - b[4]
+                lethal_total += lethal_need(b[3] - b[4], bool(a[5] & DEATHTOUCH))
             if a[1] > lethal_total:
                 most += a[1] - lethal_total
     lethal = "lethal" in bases
@@ -207,7 +208,8 @@ def solve_numbers(document: object, side: object, objective: object,
             # One blocker and no trample: all to it (legal as it stands).
             b = own[0]
             entries.append({"source": aid, "target": b[0], "amount": power})
-            if not b[6] & INDESTRUCTIBLE and (keywords & DEATHTOUCH or power >= b[3] - b[4]):
+            if not b[6] & INDESTRUCTIBLE \
+                    and power >= lethal_need(b[3] - b[4], bool(keywords & DEATHTOUCH)):
                 kills += b[5]
             continue
         ids: list[str] = []
@@ -216,7 +218,7 @@ def solve_numbers(document: object, side: object, objective: object,
         worth: dict[str, int] = {}
         for b in own:
             bid = b[0]
-            n = 1 if keywords & DEATHTOUCH else b[3] - b[4]
+            n = lethal_need(b[3] - b[4], bool(keywords & DEATHTOUCH))
             ids.append(bid)
             needs.append(n)
             need[bid] = n

@@ -239,6 +239,17 @@ class Part:
         object.__setattr__(self, "loyalty_items", loyalty_items)
 
 
+def lethal_need(left: int, deathtouch: bool) -> int:
+    """What a source must still assign a recipient whose threshold is ``left`` away: 0
+    when it is reached, 1 from a source with deathtouch to a creature (702.2c), else
+    ``left`` (510.1e lethal damage, 702.19c loyalty). :meth:`LegalSpace.still_needed`
+    reads it, and so do the paths that work on a tiny combat's integers without a legal
+    space."""
+    if left <= 0:
+        return 0
+    return 1 if deathtouch else left
+
+
 # A regular Python class even in the compiled build (``trample.solver.native``): its
 # derived facts are kept in the instance's ``__dict__``, which compiled classes lack.
 @mypyc_attr(native_class=False)
@@ -480,10 +491,8 @@ class LegalSpace:
         threshold to be reached, ``already`` being assigned by others: 0 when it is, 1 for
         a creature and a source with deathtouch (702.2c), else what is left of the
         creature's lethal damage (510.1e) or the planeswalker's loyalty (702.19c)."""
-        need = self.thresholds[item] - already
-        if need <= 0:
-            return 0
-        return 1 if (source.id, item) in self.deathtouch_pairs else need
+        return lethal_need(self.thresholds[item] - already,
+                           (source.id, item) in self.deathtouch_pairs)
 
     def lethal_from(self, source: Source, creature_id: str, already: int = 0) -> int:
         """:meth:`still_needed` for a creature: what ``source`` must still assign to it for
