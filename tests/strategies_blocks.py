@@ -4,8 +4,10 @@ force of tests/brute_blocks.py.
 
 `boards()` draws 1-3 attackers and 1-3 blockers with keywords among trample, deathtouch,
 first strike, double strike, flying, reach, menace, lifelink, indestructible, shadow and
-horsemanship; life 1-20; values -2..5; sometimes a planeswalker, sometimes two defending
-players, sometimes a blocker that may block two attackers or any number. `plan_cost`
+horsemanship; life 1-20; values -2..5; sometimes a planeswalker (and an attacker that
+tramples over it), sometimes two defending players, sometimes a blocker that may block two
+attackers or any number, sometimes a creature whose damage the other side divides
+(`assigned_by`). `plan_cost`
 measures what valuing a board costs the brute force, so that the tests that value every
 declaration can keep to boards it walks through quickly.
 """
@@ -131,6 +133,12 @@ def boards(draw: st.DrawFn, attacking: bool = True, max_attackers: int = 3,
             {"blocker": draw(st.sampled_from([*ids, "*"])),
              "attacker": draw(st.sampled_from([*ids, "*"]))}
             for _ in range(draw(st.integers(1, 2)))]
+    # Drawn last, so that the boards drawn before these fields were added stay as they were.
+    for c in creatures:
+        if c.get("attacking") == "pw" and rarely(draw, 4):
+            c.setdefault("keywords", []).append("trample over planeswalkers")
+        if rarely(draw, 8):
+            c["assigned_by"] = "opponent"  # the other side divides its damage
     return doc
 
 

@@ -8,6 +8,7 @@ import itertools
 
 import brute_blocks
 import brute_plan
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies_blocks import attack_cost, boards, plan_cost
@@ -236,3 +237,47 @@ def test_best_attack_is_the_brute_forces(doc: dict, terms: list[str] | None) -> 
     assert pairs_of(got["blocks"]) == block
     board = brute_blocks.attack_board(doc, first)
     assert_answer(board, block, got, terms or brute_blocks.DEFAULT_TERMS)
+
+
+# ---------------------------------------------------------------------------
+# Boards found by fuzzing, kept
+# ---------------------------------------------------------------------------
+
+
+def _walker_board(with_blocker: bool) -> dict:
+    """Two attackers trampling over one planeswalker of loyalty 2, the weaker one's damage
+    divided by the defending player: its 1 to the planeswalker does not count towards
+    the other's 702.19c threshold, which is judged over the attacking side's own splits
+    (SPEC §10), so the other must assign the whole 2 to it before its controller."""
+    creatures = [
+        {"id": "c0", "controller": "p0", "power": 1, "toughness": 1,
+         "keywords": ["trample over planeswalkers", "deathtouch", "lifelink"],
+         "assigned_by": "opponent", "attacking": "pw1"},
+        {"id": "c1", "controller": "p0", "power": 3, "toughness": 3, "value": 0,
+         "keywords": ["trample over planeswalkers"], "assigns": "toughness",
+         "attacking": "pw1"},
+        {"id": "c2", "controller": "p0", "power": 3, "toughness": 5, "value": 2,
+         "keywords": ["first strike", "flying"], "attacking": "p1"}]
+    if with_blocker:
+        creatures.append({"id": "b0", "controller": "p1", "power": 1, "toughness": 4})
+    return {"active_player": "p0", "players": [{"id": "p0"}, {"id": "p1"}],
+            "creatures": creatures,
+            "planeswalkers": [{"id": "pw0", "controller": "p0", "loyalty": 5},
+                              {"id": "pw1", "controller": "p1", "loyalty": 2}]}
+
+
+@pytest.mark.parametrize("with_blocker", [False, True])
+def test_a_split_the_defending_player_divides_opens_no_gate_of_the_attackers(
+        with_blocker: bool) -> None:
+    doc = _walker_board(with_blocker)
+    value, first, ties = brute_blocks.best_block(doc)
+    got = api.best_block(doc, ties=True)
+    assert pairs_of(got["blocks"]) == first
+    assert got["ties"] == ties
+    assert tuple(got["objective"].values()) == value
+    assert_answer(doc, first, got, brute_blocks.DEFAULT_TERMS)
+    regular = amounts(got["line"]["attackers_regular"])
+    assert ("c1", "p1") not in regular or regular.get(("c1", "pw1"), 0) >= 2
+    for decl in brute_blocks.legal_declarations(doc):
+        [result] = api.evaluate_blocks(doc, [entries(decl)])["results"]
+        assert_answer(doc, decl, result, brute_blocks.DEFAULT_TERMS)

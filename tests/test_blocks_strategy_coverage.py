@@ -100,6 +100,14 @@ BLOCK_FEATURES: dict[str, Callable[[Doc], bool]] = {
         for c in doc["creatures"]),
     "a first-strike step": lambda doc: in_legal(doc, lambda d: brute.effective_step(
         {**brute_blocks.made_combat(doc, d), "step": None}) == "first_strike"),
+    "trample over a planeswalker": lambda doc: any(
+        a["attacking"] == "pw" and "trample over planeswalkers" in keywords(a)
+        for a in attackers(doc)),
+    "an attacker's damage divided by the defending player": lambda doc: any(
+        a.get("assigned_by") == "opponent" for a in attackers(doc)),
+    "a blocker's damage divided by the active player": lambda doc: in_legal(
+        doc, lambda d: any(brute_blocks.creature(doc, b).get("assigned_by") == "opponent"
+                           for b, _ in d)),
     "marked damage": lambda doc: any(c.get("damage", 0) > 0 for c in doc["creatures"]),
     "several legal declarations": lambda doc: len(brute_blocks.legal_declarations(doc)) >= 8,
 }

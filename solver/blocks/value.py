@@ -456,8 +456,15 @@ class Evaluator:
                 return None  # a gate on a later recipient, or on one of another source
             gates.append(tuple(position[c] for c in items))
         received_forced: dict[str, int] = {}
-        for (_, target), amount in forced.items():
+        # What the attacking side's own forced splits give each recipient: lethal and
+        # loyalty are judged over the splits of the side that chooses (a split the
+        # defending side chooses, 702.22j or an effect, does not open a gate).
+        own_forced: dict[str, int] = {}
+        for pair, amount in forced.items():
+            target = pair[1]
             received_forced[target] = received_forced.get(target, 0) + amount
+            if pair not in b2:
+                own_forced[target] = own_forced.get(target, 0) + amount
         base_second = deal_step(regular, forced, last=True)
         base_players = self._players(part, first, base_second)
         base_terms = scorer.score(first, base_second)
@@ -475,8 +482,9 @@ class Evaluator:
             # and what the forced splits give it (the part's effects are the same for
             # every step and play): kept per search, so that the first-strike splits that
             # leave this pair as it was share it.
-            key = (own, regular.get(r.id), received_forced.get(r.id, 0), thresholds,
-                   r, space.thresholds.get(r.id), (source.id, r.id) in space.deathtouch_pairs)
+            key = (own, regular.get(r.id), received_forced.get(r.id, 0),
+                   own_forced.get(r.id, 0), thresholds, r, space.thresholds.get(r.id),
+                   (source.id, r.id) in space.deathtouch_pairs)
             row_known = self._changes.get(key)
             if row_known is not None:
                 change.append(row_known)
@@ -493,7 +501,7 @@ class Evaluator:
                     second = base_second
                 else:
                     second = deal_step(regular, {**forced, (source.id, r.id): x}, last=True)
-                received = {r.id: received_forced.get(r.id, 0) + x}
+                received = {r.id: own_forced.get(r.id, 0) + x}
                 touched = {r.id} if x > 0 and (source.id, r.id) in space.deathtouch_pairs \
                     else set()
                 if r.kind == "creature":
