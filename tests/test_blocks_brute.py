@@ -281,3 +281,33 @@ def test_a_split_the_defending_player_divides_opens_no_gate_of_the_attackers(
     for decl in brute_blocks.legal_declarations(doc):
         [result] = api.evaluate_blocks(doc, [entries(decl)])["results"]
         assert_answer(doc, decl, result, brute_blocks.DEFAULT_TERMS)
+
+
+@pytest.mark.parametrize("power", [578_052_450, 2**40])
+def test_a_power_in_the_billions_is_valued_without_a_walk_over_the_life_it_takes(
+        power: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a defending player's totals make them lose is found by bisection over the
+    range of life they can lose (the attackers' power): a walk over it took minutes."""
+    from trample.solver.blocks import value
+
+    calls = 0
+    real = value.has_lost
+
+    def counted(life: int, poison: int) -> bool:
+        nonlocal calls
+        calls += 1
+        assert calls < 1_000, "a walk over the life the attackers can take"
+        return real(life, poison)
+
+    monkeypatch.setattr(value, "has_lost", counted)
+    doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "dp", "life": power - 1}],
+           "creatures": [{"id": "a", "controller": "ap", "power": power, "toughness": 4,
+                          "attacking": "dp"},
+                         {"id": "b", "controller": "dp", "power": 1, "toughness": 2,
+                          "value": 2}]}
+    value_, first, ties = brute_blocks.best_block(doc)
+    got = api.best_block(doc, ties=True)
+    assert (pairs_of(got["blocks"]), got["ties"]) == (first, ties)
+    assert tuple(got["objective"].values()) == value_
+    assert_answer(doc, first, got, brute_blocks.DEFAULT_TERMS)
+    assert calls > 0

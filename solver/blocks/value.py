@@ -27,6 +27,7 @@ values is the value of their sum).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from operator import add
@@ -696,13 +697,10 @@ class Totals:
         self.bounds = [(life.life - 1 - most, life.life + gain, max(10 - life.poison, 0))
                        for life, gain, most in zip(self.lives, gained, dealt, strict=True)]
         # Where each player's totals make them lose (704, read from has_lost): the
-        # least net life lost, and the least poison given, that do.
-        self.losing = [(next(n for n in range(lo, hi + 1)
-                             if has_lost(life.life - n, life.poison)) if
-                        has_lost(life.life - hi, life.poison) else hi + 1,
-                        next(q for q in range(0, most + 1)
-                             if has_lost(life.life - lo, life.poison + q))
-                        if has_lost(life.life - lo, life.poison + most) else most + 1)
+        # least net life lost, and the least poison given, that do. Losing is monotone
+        # in both, so a bisection finds them: the range of life lost spans the attackers'
+        # power, which may be in the billions.
+        self.losing = [_losing(life.life, life.poison, lo, hi, most)
                        for life, (lo, hi, most) in zip(self.lives, self.bounds, strict=True)]
         self.losses_at = ev.terms.index("losses") if "losses" in ev.terms else -1
 
@@ -805,6 +803,22 @@ class Totals:
             if value == bound:
                 verdict = 0
         return verdict
+
+
+def _losing(life: int, poison: int, lo: int, hi: int, most: int) -> tuple[int, int]:
+    """The least net life lost in ``lo..hi`` with which a player at ``life`` and
+    ``poison`` loses (704.5a, 704.5c; ``hi + 1``: none), and the least poison given in
+    ``0..most`` with which they lose having lost ``lo`` (``most + 1``: none)."""
+    return (_least(lo, hi, lambda n: has_lost(life - n, poison)),
+            _least(0, most, lambda q: has_lost(life - lo, poison + q)))
+
+
+def _least(lo: int, hi: int, holds: Callable[[int], bool]) -> int:
+    """The least ``n`` in ``lo..hi`` for which ``holds(n)``, ``holds`` being false up to
+    some point and true from there on; ``hi + 1`` when it holds nowhere."""
+    if hi < lo:
+        return hi + 1
+    return lo + bisect_left(range(lo, hi + 1), True, key=holds)
 
 
 def most_factor(combat: Combat, source: str) -> int:
