@@ -11,7 +11,9 @@ tied together only through the defending player's life (``lethal``, ``losses``).
 answers from the integers it read, on the regular step with no keyword but trample,
 deathtouch and indestructible and no attacker of power 0; anything else, and any
 document the general reader would refuse, is declined (None), so that every error
-message stays the general reader's and every unusual combat takes the general path.
+message stays the general reader's and every unusual combat takes the general path;
+:func:`solve_numbers_many` answers a batch's combats so in one compiled loop
+(``api.solve_many``), its options read once.
 The answer is the general path's to the byte, split included:
 
 * one attacker: :func:`~trample.solver.optimize.fastpath.solve_single`'s candidates (a
