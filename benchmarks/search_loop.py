@@ -204,33 +204,58 @@ def check_answers(docs: Sequence[Document], answers: Sequence[dict[str, Any]]) -
     return compared
 
 
+def check_round(docs: Sequence[Document], found: Round) -> dict[str, int]:
+    """The first round's checks: every path's answers equal ``api.solve``'s, those
+    legal, proved and (the first :data:`BRUTE_CHECKED`) equal to brute force, every plan
+    proved; how many of each were checked."""
+    expected = found["api.solve"][3]
+    for path, (_, _, _, answers) in found.items():
+        if path not in ("api.solve", "api.plan, first-strike combats"):
+            _checked(path, docs, answers, expected)
+    planned = found["api.plan, first-strike combats"][3]
+    if any(p["status"] != "optimal" for p in planned):
+        raise Mismatch("a plan of a small combat was not proved")
+    return {"brute_compared": check_answers(docs, expected), "validated": len(docs),
+            "plans_proved": len(planned)}
+
+
 Round = dict[str, tuple[int, float, float | None, list[dict[str, Any]]]]
 """Each path's combats, wall seconds, CPU seconds (None: not measured) and answers."""
 
 
 def one_round(docs: Sequence[Document], plans: Sequence[Document], server: Server,
-              batch_server: Server) -> Round:
+              batch_server: Server, keep: bool) -> Round:
     """Every path on ``docs`` (``plan`` on ``plans``), each new to the process that
-    answers it."""
+    answers it. ``keep``: whether each path's answers are kept (for the checks of the
+    first round); else each path's are dropped once timed, as a search loop drops what
+    it has valued: kept, every path's answers (some 35,000 a round) are walked by each
+    full pass of the cycle collector, which then takes 100-160 ms, more than a path's
+    whole round, in whichever path it falls."""
     found: Round = {}
+
+    def kept(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return value if keep else []
+
     n = len(docs)
     api.forget_spaces()
     wall, cpu, answers = timed(lambda: solve_each(docs))
-    found["api.solve"] = (n, wall, cpu, answers)
+    found["api.solve"] = (n, wall, cpu, kept(answers))
     api.forget_spaces()
     wall, cpu, answers = timed(lambda: [dict(a) for a in api.solve_many(docs)])
-    found["api.solve_many"] = (n, wall, cpu, answers)
+    found["api.solve_many"] = (n, wall, cpu, kept(answers))
     api.forget_spaces()
     wall, cpu, answers = timed(lambda: solve_batched(docs, 1))
-    found["solve_many, in this process"] = (n, wall, cpu, answers)
+    found["solve_many, in this process"] = (n, wall, cpu, kept(answers))
     api.forget_spaces()
     wall, _, answers = timed(lambda: solve_batched(docs, 2))
-    found["solve_many, 2 processes"] = (n, wall, None, answers)
-    found["serve, a request a line"] = (n, *through_serve(server, serve_lines(docs, 1)))
-    found[f"serve, {BATCH_LINE} requests a line"] = (
-        n, *through_serve(batch_server, serve_lines(docs, BATCH_LINE)))
-    wall, cpu, answers = timed(lambda: plan_each(plans))
-    found["api.plan, first-strike combats"] = (len(plans), wall, cpu, answers)
+    found["solve_many, 2 processes"] = (n, wall, None, kept(answers))
+    wall, cpu_served, answers = through_serve(server, serve_lines(docs, 1))
+    found["serve, a request a line"] = (n, wall, cpu_served, kept(answers))
+    wall, cpu_served, answers = through_serve(batch_server, serve_lines(docs, BATCH_LINE))
+    found[f"serve, {BATCH_LINE} requests a line"] = (n, wall, cpu_served, kept(answers))
+    del answers
+    wall, cpu, planned = timed(lambda: plan_each(plans))
+    found["api.plan, first-strike combats"] = (len(plans), wall, cpu, kept(planned))
     return found
 
 
@@ -251,22 +276,14 @@ def run(combats_per_round: int, repeat: int, seed: int, do_profile: bool,
         for r in range(repeat):
             docs = combats(combats_per_round, seed + r)
             plans = combats(plan_combats, seed + r, first_strike=True)
-            found = one_round(docs, plans, server, batch_server)
+            found = one_round(docs, plans, server, batch_server, keep=r == 0)
             for path, (count, wall, cpu, _) in found.items():
                 rounds.setdefault(path, []).append(
                     {"wall": wall, "cpu": cpu, "per_second": count / wall,
                      "per_cpu_second": None if not cpu else count / cpu})
             if r == 0:
-                expected = found["api.solve"][3]
-                for path, (_, _, _, answers) in found.items():
-                    if path not in ("api.solve", "api.plan, first-strike combats"):
-                        _checked(path, docs, answers, expected)
-                checks["brute_compared"] = check_answers(docs, expected)
-                checks["validated"] = len(docs)
-                planned = found["api.plan, first-strike combats"][3]
-                if any(p["status"] != "optimal" for p in planned):
-                    raise Mismatch("a plan of a small combat was not proved")
-                checks["plans_proved"] = len(planned)
+                checks.update(check_round(docs, found))
+            del found  # not kept through the next round (see one_round)
     finally:
         server.close()
         batch_server.close()

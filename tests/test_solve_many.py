@@ -16,6 +16,7 @@ from benchmarks.generators import small_combat, tiny
 from trample.models.document.errors import InputError
 from trample.solver.interface import api
 from trample.solver.optimize.objectives import parse_objective
+from trample.solver.optimize.solve_numbers import solve_numbers
 
 import brute
 from strategies import combats
@@ -122,3 +123,29 @@ def test_a_bad_option_is_refused_before_any_document_is_read() -> None:
     with pytest.raises(InputError) as refused:
         api.solve_many(docs, objective=["player_damage"])
     assert refused.value.path == "[1].objective[0]"
+
+
+def test_combats_the_integers_decline_anywhere_in_a_batch() -> None:
+    """The combats answered on integers and those that go the general way, mixed in any
+    order (first, last, in runs) and given by a generator: each answer is ``solve``'s, in
+    order, and a bad document after a run of either is refused with its position."""
+    plain = [small_combat(i) for i in range(12)]
+    # Declined: parts that together could reach the player's life (two of them), the
+    # first-strike step, lifelink, a request field in the document.
+    odd = [small_combat(98), small_combat(278), copy.deepcopy(plain[0]),
+           copy.deepcopy(plain[1]), {**plain[2], "objective": ["kills"]}]
+    odd[2]["step"] = "first_strike"
+    odd[3]["creatures"][0]["keywords"] = ["Lifelink"]
+    assert [solve_numbers(doc, None, None) for doc in odd] == [None] * len(odd)
+    assert None not in [solve_numbers(doc, None, None) for doc in plain]
+    docs = [odd[0], *plain[:5], odd[1], odd[2], *plain[5:9], odd[3], *plain[9:], odd[4]]
+    many = api.solve_many(doc for doc in docs)
+    assert many == [api.solve(doc) for doc in docs]
+    assert [dict(a) for a in api.solve_many(docs, objective=["kills", "player_damage"])] \
+        == [dict(api.solve(doc, objective=["kills", "player_damage"])) for doc in docs]
+    for at in (0, 3, 6, 9, len(docs)):
+        bad = copy.deepcopy(plain[1])
+        bad["creatures"][0]["toughness"] = None
+        with pytest.raises(InputError) as refused:
+            api.solve_many(iter([*docs[:at], bad, *docs[at:]]))
+        assert refused.value.path == f"[{at}].creatures[0].toughness"

@@ -63,12 +63,9 @@ KEYWORDS: Final[dict[str, int]] = {
 }
 """The keywords taken, in the spellings the general reader normalizes to them."""
 
-_TOP: Final = frozenset({"format", "active_player", "players", "creatures", "step"})
-_PLAYER: Final = frozenset({"id", "life", "name"})
-_CREATURE: Final = frozenset({"id", "controller", "power", "toughness", "damage", "value",
-                       "keywords", "attacking", "blocking", "name"})
-_NONE: Final[list[Any]] = []
-"""An absent list (read, never changed)."""
+_ABSENT: Final[list[Any]] = []
+"""What an absent ``attacking`` reads as (never changed; ``null`` is read as absent, as
+the general reader reads it, but the field is there)."""
 
 Attacker = tuple[str, int, int, int, int, int]
 """id, power, toughness, marked damage, value, keywords (bits)."""
@@ -86,31 +83,39 @@ def read_tiny(document: object) -> Tiny | None:
     # The bounds read once a call (compiled, each name outside costs a look-up a use).
     most = MAX_MAGNITUDE
     longest = MAX_ID_LENGTH
-    if type(document) is not dict or not _TOP.issuperset(document):
+    text = MAX_TEXT_LENGTH
+    # Each object's fields are counted as they are read, and an object with more fields
+    # than were counted has one not taken here: a length compared, where looking every
+    # key up in a set of those taken costs a call and a look-up a field. A field read as
+    # absent (``None``) is not counted: written as ``null`` it is declined by the count.
+    if type(document) is not dict:
         return None
-    fmt = document.get("format", "combat/1")
-    if type(fmt) is not str or fmt != "combat/1":
+    fields = 3  # active_player, players and creatures, each checked below
+    fmt = document.get("format")
+    if fmt is not None:
+        if type(fmt) is not str or fmt != "combat/1":
+            return None
+        fields += 1
+    step = document.get("step")
+    if step is not None:
+        fields += 1
+    if len(document) != fields:
         return None
     players = document.get("players")
     if type(players) is not list or len(players) != 2:
         return None
     first, second = players
-    if type(first) is not dict or type(second) is not dict or not _PLAYER.issuperset(first) \
-            or not _PLAYER.issuperset(second):
+    if type(first) is not dict or type(second) is not dict:
         return None
     id0 = first.get("id")
     id1 = second.get("id")
     if type(id0) is not str or type(id1) is not str or not 0 < len(id0) <= longest \
             or not 0 < len(id1) <= longest or id0 == id1:
         return None
-    life0 = first.get("life", 20)
-    life1 = second.get("life", 20)
-    if type(life0) is not int or type(life1) is not int \
-            or not -most <= life0 <= most \
+    life0 = _player_life(first, text)
+    life1 = _player_life(second, text)
+    if life0 is None or life1 is None or not -most <= life0 <= most \
             or not -most <= life1 <= most:
-        return None
-    if ("name" in first and not _text(first["name"])) \
-            or ("name" in second and not _text(second["name"])):
         return None
     active = document.get("active_player")
     if type(active) is not str:
@@ -133,39 +138,62 @@ def read_tiny(document: object) -> Tiny | None:
     later: list[tuple[int, str]] = []  # a blocker listed before the attacker it blocks
     kinds = 0
     for raw in creatures:
-        if type(raw) is not dict or not _CREATURE.issuperset(raw):
+        if type(raw) is not dict:
             return None
         cid = raw.get("id")
         if type(cid) is not str or not 0 < len(cid) <= longest or cid in seen:
             return None
-        if "name" in raw and not _text(raw["name"]):
-            return None
         controller = raw.get("controller")
         power = raw.get("power")
         toughness = raw.get("toughness")
-        damage = raw.get("damage", 0)
-        value = raw.get("value", 1)
         if type(controller) is not str or type(power) is not int \
-                or type(toughness) is not int or type(damage) is not int \
-                or type(value) is not int or not -most <= power <= most \
-                or not toughness <= most or not -most <= value <= most:
+                or type(toughness) is not int or not -most <= power <= most \
+                or not toughness <= most:
             return None
+        fields = 4  # id, controller, power and toughness
+        given = raw.get("damage")
+        damage = 0
+        if given is not None:
+            if type(given) is not int:
+                return None
+            damage = given
+            fields += 1
         if not 0 <= damage < toughness:  # dead before damage: the general path
             return None
-        keywords = 0
-        listed = raw.get("keywords", _NONE)
-        if type(listed) is not list or len(listed) > MAX_KEYWORDS:
-            return None
-        for word in listed:
-            flag = KEYWORDS.get(word) if type(word) is str else None
-            if flag is None:
+        given = raw.get("value")
+        value = 1
+        if given is not None:
+            if type(given) is not int or not -most <= given <= most:
                 return None
-            keywords |= flag
-        attacking = raw.get("attacking")
-        blocking = raw.get("blocking", _NONE)
-        if type(blocking) is not list:
+            value = given
+            fields += 1
+        name = raw.get("name")
+        if name is not None:
+            if type(name) is not str or len(name) > text:
+                return None
+            fields += 1
+        keywords = 0
+        listed = raw.get("keywords")
+        if listed is not None:
+            if type(listed) is not list or len(listed) > MAX_KEYWORDS:
+                return None
+            for word in listed:
+                flag = KEYWORDS.get(word) if type(word) is str else None
+                if flag is None:
+                    return None
+                keywords |= flag
+            fields += 1
+        blocking = raw.get("blocking")
+        if blocking is not None:
+            if type(blocking) is not list:
+                return None
+            fields += 1
+        attacking = raw.get("attacking", _ABSENT)
+        if attacking is not _ABSENT:
+            fields += 1
+        if len(raw) != fields:
             return None
-        if attacking is not None:
+        if attacking is not None and attacking is not _ABSENT:
             if type(attacking) is not str or attacking != defending \
                     or controller != active or blocking or power < 0:
                 return None
@@ -173,7 +201,7 @@ def read_tiny(document: object) -> Tiny | None:
             attackers.append((cid, power, toughness, damage, value, keywords))
             kinds |= keywords if power else keywords | POWERLESS
             continue
-        if len(blocking) != 1 or controller != defending:
+        if blocking is None or len(blocking) != 1 or controller != defending:
             return None
         target = blocking[0]
         if type(target) is not str:
@@ -195,10 +223,7 @@ def read_tiny(document: object) -> Tiny | None:
             return None
         b = blockers[k]
         blockers[k] = (b[0], at, b[2], b[3], b[4], b[5], b[6])
-    step = document.get("step")
     if step is None:
-        if "step" in document:
-            return None
         # As the general reader: the first-strike step when a creature has first strike.
         strikes = FIRST_STRIKE | DOUBLE_STRIKE
         first_step = bool(kinds & (strikes | strikes << BLOCKER_SHIFT))
@@ -213,9 +238,23 @@ def read_tiny(document: object) -> Tiny | None:
     return first_step, defending, life, attackers, blockers, kinds
 
 
-def _text(name: object) -> bool:
-    """A name the general reader takes (names change no damage)."""
-    return type(name) is str and len(name) <= MAX_TEXT_LENGTH
+def _player_life(player: dict[Any, Any], text: int) -> int | None:
+    """A player's life (20 when not given), when its fields are those taken here (its id
+    checked by the caller); else None."""
+    fields = 1
+    life = player.get("life")
+    if life is None:
+        life = 20
+    elif type(life) is int:
+        fields += 1
+    else:
+        return None
+    name = player.get("name")
+    if name is not None:
+        if type(name) is not str or len(name) > text:
+            return None
+        fields += 1
+    return life if len(player) == fields else None
 
 
 __all__ = ["BLOCKER_SHIFT", "DEATHTOUCH", "DECLARATION", "DOUBLE_STRIKE", "FIRST_STRIKE",

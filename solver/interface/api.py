@@ -66,7 +66,7 @@ from trample.solver.optimize.fastpath import Single, solve_single
 from trample.solver.optimize.objectives import parse_objective
 from trample.solver.optimize.search_settings import SHIPPED, SearchSettings
 from trample.solver.optimize.solve import Solution, optimize
-from trample.solver.optimize.solve_numbers import solve_numbers
+from trample.solver.optimize.solve_numbers import solve_numbers, solve_numbers_many
 from trample.solver.rules.assignment import parse_assignment, to_entries
 from trample.solver.rules.choosers import SIDES
 from trample.solver.rules.legal_space import LegalSpace, legal_space
@@ -208,13 +208,22 @@ def solve_many(documents: Iterable[Mapping[str, Any]], *, side: str | None = Non
     # refused for them goes the general way, which refuses it with its position.
     attack_terms = None if objective is None else terms_by_side.get("attackers")
     numbers = _on_numbers(settings) and (objective is None or attack_terms is not None)
-    for i, document in enumerate(documents):
+    kept = cast(list[dict[str, Any]], answers)
+    items = iter(documents)
+    while True:
+        if numbers:
+            # The combats the integers answer, in a compiled loop, up to the first one
+            # they decline: that one goes the general way, then the loop goes on.
+            declined = solve_numbers_many(items, side, attack_terms, kept)
+            if declined is None:
+                return answers
+            got: object = declined[0]
+        else:
+            got = next(items, _DONE)
+            if got is _DONE:
+                return answers
+        document = cast(Mapping[str, Any], got)
         try:
-            if numbers:
-                found = solve_numbers(document, side, None, attack_terms)
-                if found is not None:
-                    answers.append(cast(SolveResult, found))
-                    continue
             begin = time.monotonic()
             space = space_of(document, side)
             if objective is None:
@@ -229,8 +238,11 @@ def solve_many(documents: Iterable[Mapping[str, Any]], *, side: str | None = Non
             answers.append(_answer(space, terms, limit, begin, settings, document, side,
                                    objective, time_limit))
         except InputError as exc:
-            raise exc.rerooted(_Position(i)) from None
-    return answers
+            raise exc.rerooted(_Position(len(answers))) from None
+
+
+_DONE = object()
+"""What :func:`solve_many`'s documents give when they are all read."""
 
 
 class _Position:

@@ -11,7 +11,9 @@ tied together only through the defending player's life (``lethal``, ``losses``).
 answers from the integers it read, on the regular step with no keyword but trample,
 deathtouch and indestructible and no attacker of power 0; anything else, and any
 document the general reader would refuse, is declined (None), so that every error
-message stays the general reader's and every unusual combat takes the general path.
+message stays the general reader's and every unusual combat takes the general path;
+:func:`solve_numbers_many` answers a batch's combats so in one compiled loop
+(``api.solve_many``), its options read once.
 The answer is the general path's to the byte, split included:
 
 * one attacker: :func:`~trample.solver.optimize.fastpath.solve_single`'s candidates (a
@@ -35,6 +37,7 @@ it is answered; tests compare every answer with the general path's and brute for
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Final
 
 from trample.models.document.tiny import (
@@ -42,7 +45,9 @@ from trample.models.document.tiny import (
     DEATHTOUCH,
     INDESTRUCTIBLE,
     TRAMPLE,
+    Attacker,
     Blocker,
+    Tiny,
     read_tiny,
 )
 from trample.solver.optimize.fastpath import holding
@@ -61,93 +66,87 @@ _TERMS: Final = frozenset(DEFAULTS["attackers"]) | _ZERO_TERMS | {"lethal", "kil
                                                           "player_damage"}
 """The terms answered here: the attackers' default and their assigned-damage terms."""
 
-_SLOT: Final = {"lethal": 0, "losses": 0, "kills": 1, "deaths": 1, "player_damage": 2,
-                "life_loss": 2, "survivals": 3}
+LETHAL: Final = 0
+KILLS: Final = 1
+PLAYER_DAMAGE: Final = 2
+_SLOT: Final = {"lethal": LETHAL, "losses": LETHAL, "kills": KILLS, "deaths": KILLS,
+                "player_damage": PLAYER_DAMAGE, "life_loss": PLAYER_DAMAGE, "survivals": 3}
 """Where each term's value is among the numbers of a combat answered here (the others:
-4, which is 0)."""
-_SLOTS: dict[tuple[str, ...], tuple[int, ...]] = {}
-""":func:`_slots` of the first :data:`MAX_SLOTS` lists of terms asked."""
-MAX_SLOTS = 256
+4, which is 0); an assigned-damage term's slot is also its code in :data:`Asked`."""
+
+Asked = tuple[tuple[int, ...], bool, tuple[int, ...]]
+"""What a list of terms asks of a combat answered here: the codes of the assigned-damage
+terms that can tell two splits apart (lethal, kills, player damage, in the order the
+terms read them: a part's split is scored on them; the terms that are 0 on every split
+here are left out, as they never tell two apart), whether the player's life counts
+(``lethal`` is among them), and where each term's value is among the combat's numbers
+(:data:`_SLOT`)."""
+_ASKED: dict[tuple[str, ...], Asked | None] = {}
+""":func:`_asked` of the first :data:`MAX_ASKED` lists of terms asked."""
+MAX_ASKED = 256
 
 Pieces = list[tuple[str, int]]
-"""One attacker's split: (recipient, amount), positive amounts only."""
+"""One attacker's split: (recipient, amount), positive amounts only, its blockers in
+document order and the player last."""
 
 
-def _candidates(aid: str, power: int, trample: int, blockers: list[str], needs: list[int],
-                need: dict[str, int], worth: dict[str, int], player: str
-                ) -> list[Pieces] | None:
-    """A blocked attacker's candidate splits (two blockers or more, or a trampler), in
-    the general path's order (None: declined)."""
-    held = holding(aid, blockers, [], need, worth, power)
-    if held is None:
-        return None
-    amounts = held[0]
-    out: list[Pieces] = [[(b, amounts[(aid, b)]) for b in blockers if (aid, b) in amounts]]
-    if trample:
-        excess = power - sum(needs)
-        if excess >= 1:
-            out.append([*((b, n) for b, n in zip(blockers, needs, strict=True) if n > 0),
-                        (player, excess)])
-    return out
-
-
-def _score(pieces: Pieces, need: dict[str, int], worth: dict[str, int], player: str,
-           life: int, bases: tuple[str, ...], lethal: bool) -> tuple[int, ...]:
-    """A part's split scored on the assigned-damage terms ``bases`` (``lethal``: whether
-    the player's life counts for it)."""
-    dealt = 0
-    kills = 0
-    for target, amount in pieces:
-        if target == player:
-            dealt = amount
-        else:
-            value = worth.get(target)
-            if value is not None and amount >= need[target]:
-                kills += value
-    key: list[int] = []
-    for term in bases:
-        if term == "lethal":
-            key.append(1 if lethal and dealt >= life else 0)
-        elif term == "kills":
-            key.append(kills)
-        elif term == "player_damage":
-            key.append(dealt)
-        else:
-            key.append(0)
-    return tuple(key)
-
-
-def _legal(power: int, trample: int, need: dict[str, int], pieces: Pieces, player: str
-           ) -> dict[str, int] | None:
-    """The split of a blocked attacker (``need``: its blockers' lethal damage, in
-    document order) as a dict, when it obeys 510.1a-c and 702.19b read on the integers
-    alone; else None."""
-    given: dict[str, int] = {}
-    total = 0
-    for target, amount in pieces:
-        if amount <= 0 or target in given or (target != player and target not in need):
-            return None
-        given[target] = amount
-        total += amount
-    if total != power:
-        return None
-    if player in given:
-        if not trample:
-            return None
-        for b, n in need.items():
-            if given.get(b, 0) < n:
-                return None
-    return given
-
-
-def _slots(terms: tuple[str, ...]) -> tuple[int, ...]:
-    """Where each of ``terms`` is among the numbers of a combat answered here."""
-    found = _SLOTS.get(terms)
-    if found is None:
-        found = tuple(_SLOT.get(t, 4) for t in terms)
-        if len(_SLOTS) < MAX_SLOTS:
-            _SLOTS[terms] = found
+def _asked(terms: tuple[str, ...]) -> Asked | None:
+    """What ``terms`` ask (:data:`Asked`), or None when a term is not answered here."""
+    found = _ASKED.get(terms)
+    if found is None and terms not in _ASKED:
+        found = None
+        if _TERMS.issuperset(terms):
+            bases, _ = plain_plan(terms)
+            ranked = tuple(_SLOT[b] for b in bases if b not in _ZERO_TERMS)
+            found = ranked, LETHAL in ranked, tuple(_SLOT.get(t, 4) for t in terms)
+        if len(_ASKED) < MAX_ASKED:
+            _ASKED[terms] = found
     return found
+
+
+def _better(ranked: tuple[int, ...], life: int, dealt: int, kills: int, best_dealt: int,
+            best_kills: int) -> bool:
+    """Whether a part's split dealing the player ``dealt`` and killing ``kills`` of value
+    scores above the best so far on the terms ``ranked`` (``life``: the player's life,
+    or 0 when it does not count for the part), as their tuples compare."""
+    for code in ranked:
+        if code == LETHAL:
+            mine = 1 if 0 < life <= dealt else 0
+            theirs = 1 if 0 < life <= best_dealt else 0
+        elif code == KILLS:
+            mine, theirs = kills, best_kills
+        else:
+            mine, theirs = dealt, best_dealt
+        if mine != theirs:
+            return mine > theirs
+    return False
+
+
+def _legal(power: int, trample: int, ids: list[str], needs: list[int], pieces: Pieces,
+           player: str) -> bool:
+    """Whether a blocked attacker's split (``ids``: its blockers in document order,
+    ``needs``: their lethal damage) names its recipients in document order, the player
+    last, and obeys 510.1a-c and 702.19b read on the integers alone."""
+    total = 0
+    at = 0  # the first blocker a piece may still name
+    lethal = 0  # blockers dealt lethal damage
+    passed = False
+    count = len(ids)
+    for target, amount in pieces:
+        if amount <= 0 or passed:
+            return False
+        total += amount
+        if target == player:
+            passed = True
+            continue
+        while at < count and ids[at] != target:
+            at += 1
+        if at == count:
+            return False
+        if amount >= needs[at]:
+            lethal += 1
+        at += 1
+    return total == power and (not passed or (trample != 0 and lethal == count))
 
 
 def solve_numbers(document: object, side: object, objective: object,
@@ -159,10 +158,7 @@ def solve_numbers(document: object, side: object, objective: object,
     if side is not None and (type(side) is not str or side != "attackers"):
         return None
     read = read_tiny(document)
-    if read is None:
-        return None
-    first_step, player, life, attackers, blockers, kinds = read
-    if first_step or kinds & _OTHER:
+    if read is None or read[0] or read[5] & _OTHER:
         return None
     if parsed is not None:
         terms: tuple[str, ...] = parsed
@@ -170,33 +166,66 @@ def solve_numbers(document: object, side: object, objective: object,
         terms = DEFAULTS["attackers"]
     else:
         terms = parse_objective(objective, "attackers")
-    if terms is not DEFAULTS["attackers"] and not _TERMS.issuperset(terms):
+    asked = _asked(terms)
+    if asked is None:
         return None
-    bases, _ = plain_plan(terms)
+    return _solved(read, terms, asked)
+
+
+def solve_numbers_many(documents: Iterator[object], side: object,
+                       parsed: tuple[str, ...] | None, answers: list[dict[str, Any]]
+                       ) -> tuple[object] | None:
+    """:func:`solve_numbers` of each of ``documents`` in turn (``parsed``: the batch's
+    terms for the attackers, None for the default), each answer appended to
+    ``answers``, until one is declined: that document, in a tuple (``documents`` then
+    goes on after it); None when every one is answered. A batch's loop: the options are
+    read once, not once a combat."""
+    terms = DEFAULTS["attackers"] if parsed is None else parsed
+    asked = _asked(terms)
+    if asked is None or (side is not None and (type(side) is not str or side != "attackers")):
+        for document in documents:
+            return (document,)
+        return None
+    other = _OTHER
+    for document in documents:
+        read = read_tiny(document)
+        found = None if read is None or read[0] or read[5] & other \
+            else _solved(read, terms, asked)
+        if found is None:
+            return (document,)
+        answers.append(found)
+    return None
+
+
+def _solved(read: Tiny, terms: tuple[str, ...], asked: Asked) -> dict[str, Any] | None:
+    """:func:`solve_numbers` of a combat read and taken (of the regular step, with no
+    keyword but trample, deathtouch and indestructible), for ``terms``."""
+    _, player, life, attackers, blockers, _ = read
+    ranked, lethal, slots = asked
+    count = len(attackers)
     # Each attacker's blockers, in document order.
-    mine: list[list[Blocker]] = [[] for _ in attackers]
-    for b in blockers:
-        mine[b[1]].append(b)
-    reaching = 0
-    most = 0  # the most the attackers can assign the player together
-    for a, own in zip(attackers, mine, strict=True):
-        if not own:
-            reaching += 1
-            most += a[1]
-        elif a[5] & TRAMPLE:
-            reaching += 1
-            lethal_total = 0
-            for b in own:
-                lethal_total += lethal_need(b[3] - b[4], bool(a[5] & DEATHTOUCH))
-            if a[1] > lethal_total:
-                most += a[1] - lethal_total
-    lethal = "lethal" in bases
-    alone = not (lethal and reaching > 1)  # else the player's life is contested
+    if count == 1:
+        mine: list[list[Blocker]] = [blockers]
+    else:
+        mine = [[] for _ in range(count)]
+        for b in blockers:
+            mine[b[1]].append(b)
+    alone = True  # else the player's life is contested between the parts
+    if lethal:
+        reaching = 0
+        for k in range(count):
+            if not mine[k] or attackers[k][5] & TRAMPLE:
+                reaching += 1
+        alone = reaching <= 1
+    # The player's life as a part's score reads it: 0 when it does not count.
+    counted = life if lethal and alone else 0
     kills = 0
     dealt = 0
     survivals = 0
     entries: list[dict[str, Any]] = []
-    for (aid, power, _, _, value, keywords), own in zip(attackers, mine, strict=True):
+    for k in range(count):
+        aid, power, _, _, value, keywords = attackers[k]
+        own = mine[k]
         survivals += value
         if not own:
             # Unblocked: all to the player (legal as it stands).
@@ -204,55 +233,95 @@ def solve_numbers(document: object, side: object, objective: object,
             dealt += power
             continue
         trample = keywords & TRAMPLE
-        if len(own) == 1 and not trample:
-            # One blocker and no trample: all to it (legal as it stands).
+        deathtouch = (keywords & DEATHTOUCH) != 0
+        if len(own) == 1:
             b = own[0]
-            entries.append({"source": aid, "target": b[0], "amount": power})
-            if not b[6] & INDESTRUCTIBLE \
-                    and power >= lethal_need(b[3] - b[4], bool(keywords & DEATHTOUCH)):
-                kills += b[5]
+            n = lethal_need(b[3] - b[4], deathtouch)
+            worth = 0 if b[6] & INDESTRUCTIBLE else b[5]
+            killed = worth if power >= n else 0
+            excess = power - n
+            # One blocker and nothing past it: all to it (legal as it stands; the holding
+            # split of fastpath.holding for one blocker); a trampler with power to spare
+            # may also give it lethal damage and the rest to the player.
+            if trample and excess >= 1 and _better(ranked, counted, excess, worth, 0, killed):
+                entries.append({"source": aid, "target": b[0], "amount": n})
+                entries.append({"source": aid, "target": player, "amount": excess})
+                kills += worth
+                dealt += excess
+            else:
+                entries.append({"source": aid, "target": b[0], "amount": power})
+                kills += killed
             continue
         ids: list[str] = []
         needs: list[int] = []
         need: dict[str, int] = {}
-        worth: dict[str, int] = {}
+        values: dict[str, int] = {}
+        lethal_total = 0
         for b in own:
             bid = b[0]
-            n = lethal_need(b[3] - b[4], bool(keywords & DEATHTOUCH))
+            n = lethal_need(b[3] - b[4], deathtouch)
             ids.append(bid)
             needs.append(n)
             need[bid] = n
+            lethal_total += n
             if not b[6] & INDESTRUCTIBLE:
-                worth[bid] = b[5]
-        candidates = _candidates(aid, power, trample, ids, needs, need, worth, player)
-        if candidates is None:
+                values[bid] = b[5]
+        held = holding(aid, ids, [], need, values, power)
+        if held is None:
             return None
-        best = candidates[0]
-        if len(candidates) > 1:
-            best_key = _score(best, need, worth, player, life, bases, alone)
-            for pieces in candidates[1:]:
-                key = _score(pieces, need, worth, player, life, bases, alone)
-                if key > best_key:
-                    best, best_key = pieces, key
-        given = _legal(power, trample, need, best, player)
-        if given is None:
-            return None
-        for bid, n in need.items():
-            got = given.get(bid)
+        amounts = held[0]
+        # The holding split first, in document order (the general path's candidates).
+        best: Pieces = []
+        best_dealt = 0
+        best_kills = 0
+        for i in range(len(ids)):
+            bid = ids[i]
+            got = amounts.get((aid, bid))
             if got is not None:
-                entries.append({"source": aid, "target": bid, "amount": got})
-                value_of = worth.get(bid)
-                if value_of is not None and got >= n:
-                    kills += value_of
-        passed = given.get(player)
-        if passed is not None:
-            entries.append({"source": aid, "target": player, "amount": passed})
-            dealt += passed
-    if not alone and dealt < life and most >= life:
+                best.append((bid, got))
+                worth_of = values.get(bid)
+                if worth_of is not None and got >= needs[i]:
+                    best_kills += worth_of
+        excess = power - lethal_total
+        if trample and excess >= 1:
+            # Every blocker exactly lethal (no need is 0: none is dealt lethal damage
+            # already) and the rest to the player.
+            every = 0
+            for worth_of in values.values():
+                every += worth_of
+            if _better(ranked, counted, excess, every, best_dealt, best_kills):
+                best = [(ids[i], needs[i]) for i in range(len(ids))]
+                best.append((player, excess))
+                best_dealt, best_kills = excess, every
+        if not _legal(power, trample, ids, needs, best, player):
+            return None
+        for target, amount in best:
+            entries.append({"source": aid, "target": target, "amount": amount})
+        kills += best_kills
+        dealt += best_dealt
+    if not alone and dealt < life and _most(attackers, mine) >= life:
         return None  # the parts could reach the player together: the general path
     numbers = (1 if dealt >= life else 0, kills, dealt, survivals, 0)
-    values: dict[str, int] = {}
-    for term, slot in zip(terms, _slots(terms), strict=True):
-        values[term] = numbers[slot]
+    values_of: dict[str, int] = {}
+    for i in range(len(terms)):
+        values_of[terms[i]] = numbers[slots[i]]
     return {"status": "optimal", "side": "attackers", "step": "regular",
-            "objective": values, "assignment": entries}
+            "objective": values_of, "assignment": entries}
+
+
+def _most(attackers: list[Attacker], mine: list[list[Blocker]]) -> int:
+    """The most the attackers can assign the player together: an unblocked one its
+    power, a trampler its power past its blockers' lethal damage."""
+    most = 0
+    for k in range(len(attackers)):
+        a = attackers[k]
+        own = mine[k]
+        if not own:
+            most += a[1]
+        elif a[5] & TRAMPLE:
+            lethal_total = 0
+            for b in own:
+                lethal_total += lethal_need(b[3] - b[4], bool(a[5] & DEATHTOUCH))
+            if a[1] > lethal_total:
+                most += a[1] - lethal_total
+    return most
