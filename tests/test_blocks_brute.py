@@ -5,6 +5,7 @@ values, the best block and the best attack; and every split printed is legal."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import brute_blocks
 import brute_plan
@@ -311,3 +312,51 @@ def test_a_power_in_the_billions_is_valued_without_a_walk_over_the_life_it_takes
     assert tuple(got["objective"].values()) == value_
     assert_answer(doc, first, got, brute_blocks.DEFAULT_TERMS)
     assert calls > 0
+
+
+def test_a_part_with_billions_of_plays_is_refused_without_listing_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trampler of power 2^40 blocked by a creature of toughness 2^40 and a 3/1 has
+    about 2^40 splits: valuing a block of both is refused as too large to value exactly
+    (SPEC §11 values exactly or not at all), after listing at most the plays it may walk,
+    and so is a block by the 3/1 alone; the last step's dynamic program, whose work
+    grows with the square of the power, is not started."""
+    from trample.models.document.errors import InputError
+    from trample.solver.blocks import value
+
+    real_splits, real_row = value.splits, value.Evaluator._direct_row
+
+    def bounded(combat: Any, side: Any, check: Any = None) -> Any:
+        listed = 0
+
+        def counted() -> None:  # called every 256 splits
+            nonlocal listed
+            listed += 256
+            assert listed <= value.MAX_PLAYS + 256, "the splits listed past the bound"
+            if check is not None:
+                check()
+        return real_splits(combat, side, counted)
+
+    def row(self: Any, source: Any, recipient: str, kind: str, need: Any, power: int,
+            deathtouch: bool) -> Any:
+        assert power <= value.MAX_LAST_STEP_POWER, "a row of 2^40 amounts"
+        return real_row(self, source, recipient, kind, need, power, deathtouch)
+
+    monkeypatch.setattr(value, "splits", bounded)
+    monkeypatch.setattr(value.Evaluator, "_direct_row", row)
+    doc = {"active_player": "ap", "players": [{"id": "ap"}, {"id": "d0", "life": 11}],
+           "creatures": [
+               {"id": "a0", "controller": "ap", "power": 2**40, "toughness": 4,
+                "keywords": ["trample"], "attacking": "d0"},
+               {"id": "b0", "controller": "d0", "power": 2, "toughness": 2**40},
+               {"id": "b1", "controller": "d0", "power": 3, "toughness": 1}]}
+    both = [{"blocker": "b0", "attacker": "a0"}, {"blocker": "b1", "attacker": "a0"}]
+    with pytest.raises(InputError, match="too large to value exactly"):
+        api.evaluate_blocks(doc, [both])
+    with pytest.raises(InputError, match="too large to value exactly"):
+        api.evaluate_blocks(doc, [both[1:]])  # 2^40 ways past the 3/1
+    # Past the power the last step's program takes, the plays are listed: 5,000 past
+    # the 3/1, valued as the brute force values them.
+    doc["creatures"][0]["power"] = 5_000
+    [alone] = api.evaluate_blocks(doc, [both[1:]])["results"]
+    assert_answer(doc, frozenset({("b1", "a0")}), alone, brute_blocks.DEFAULT_TERMS)

@@ -31,6 +31,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from operator import add
+from typing import Literal
 
 from trample.models.document.board import Board
 from trample.models.document.combat import Combat, Creature
@@ -64,6 +65,41 @@ BLOCK_TERMS: tuple[str, ...] = ("losses", "trade", "planeswalker_deaths", "battl
 
 MAX_PLAYS = 200_000
 """The most plays (first-strike split times regular split) one part's profile walks."""
+CHECK_EVERY = 256
+"""Plays dealt between two looks at the clock."""
+MAX_LAST_STEP_POWER = 512
+"""The most damage a lone choosing source may divide for the last step's dynamic program
+(its work grows with the square of it); past it, the plays are listed, within
+:data:`MAX_PLAYS`."""
+
+
+def _too_large() -> InputError:
+    return InputError("combat", f"too large to value exactly: one part has more than "
+                      f"{MAX_PLAYS:,} plays")
+
+
+class _TooMany(Exception):
+    """More splits than the caller takes."""
+
+
+def _listed(combat: Combat, side: Literal["attackers", "blockers"],
+            most: int) -> list[Amounts] | None:
+    """Every legal split of ``side`` in this step (:func:`splits`), or None when there
+    are more than ``most``: a power in the billions has billions of splits, which are
+    not listed to find that out."""
+    looked = 0
+
+    def check() -> None:
+        nonlocal looked
+        looked += 1  # every 256 splits
+        if looked * 256 > most:
+            raise _TooMany
+
+    try:
+        found = splits(combat, side, check)
+    except _TooMany:
+        return None
+    return found if len(found) <= most else None
 
 @dataclass(frozen=True, slots=True)
 class Played:
@@ -380,14 +416,16 @@ class Evaluator:
 
     def _outcomes(self, part: Combat) -> list[Outcome]:
         scorer = Scorer(part, self.rest)
-        first_attacks = splits(part, "attackers")
-        first_replies = splits(part, "blockers")
-        if len(first_replies) > 1:
+        first_attacks = _listed(part, "attackers", MAX_PLAYS)
+        first_replies = _listed(part, "blockers", 1)
+        if first_replies is None or len(first_replies) > 1:
             raise TwoPlayer
         b1 = first_replies[0] if first_replies else {}
         found: list[Outcome] = []
         plays = 0
         seen: set[Combat] = set()
+        if first_attacks is None:
+            raise _too_large()
         for a1 in first_attacks:
             if self.watch is not None:
                 self.watch()
@@ -399,20 +437,21 @@ class Evaluator:
             if regular in seen:
                 continue
             seen.add(regular)
-            replies = splits(regular, "blockers")
-            if len(replies) > 1:
+            replies = _listed(regular, "blockers", 1)
+            if replies is None or len(replies) > 1:
                 raise TwoPlayer
             b2 = replies[0] if replies else {}
             last = self._last_step(part, scorer, first, regular, b2, (a1, b1))
             if last is not None:
                 found.extend(last)
                 continue
-            attacks = splits(regular, "attackers")
+            attacks = _listed(regular, "attackers", MAX_PLAYS - plays)
+            if attacks is None:
+                raise _too_large()
             plays += len(attacks)
-            if plays > MAX_PLAYS:
-                raise InputError("combat", f"too large to value exactly: one part has more "
-                                 f"than {MAX_PLAYS:,} plays")
-            for a2 in attacks:
+            for k, a2 in enumerate(attacks):
+                if self.watch is not None and k % CHECK_EVERY == CHECK_EVERY - 1:
+                    self.watch()
                 second = deal_step(regular, {**a2, **b2}, last=True)
                 found.append(Outcome(self._players(part, first, second),
                                      scorer.score(first, second), (a1, b1, a2, b2)))
@@ -438,6 +477,8 @@ class Evaluator:
         if len(choosing) != 1:
             return None
         source = choosing[0]
+        if source.power > MAX_LAST_STEP_POWER:
+            return None
         forced: dict[tuple[str, str], int] = dict(b2)
         for s in space.sources:
             if s is source or not s.recipients:
