@@ -645,3 +645,49 @@ def test_fuzz_target_runs_clean(fuzz_runs: Runs, target: str) -> None:
     result = fuzz_runs[target]
     assert result.returncode == 0, result.stdout[-4000:]
     assert "Done" in result.stdout and "crash-" not in result.stdout, result.stdout[-4000:]
+
+
+def _renamed(doc: Any, suffix: str, ids: set[str]) -> Any:
+    """``doc`` with ``suffix`` after each of ``ids``, wherever it stands."""
+
+    def walk(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [walk(v) for v in x]
+        return x + suffix if isinstance(x, str) and x in ids else x
+    return walk(doc)
+
+
+def test_ids_holding_a_lone_surrogate_escape_are_searched_like_any_other(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """JSON lets a string hold ``"\\udcff"``, which is no valid UTF-8: OR-Tools refused
+    the variable names made of such ids (a TypeError out of ``solve``). A combat that
+    CP-SAT searches gets the same answer as with plain ids, in the API and in serve."""
+    from benchmarks.generators import shared_blockers
+    from trample.solver.optimize import cpsat
+
+    escaped = 0
+    real = getattr(cpsat, "_printable", str)
+
+    def counted(name: str) -> str:
+        nonlocal escaped
+        escaped += 1
+        return real(name)
+
+    monkeypatch.setattr(cpsat, "_printable", counted, raising=False)
+    plain = shared_blockers(8, 20, 0.5, 3)
+    ids = {c["id"] for c in plain["creatures"]} | {p["id"] for p in plain["players"]}
+    odd = _renamed(plain, "\udcff", ids)
+    terms = ["kills", "player_damage"]
+    want = api.solve(plain, objective=terms, time_limit=30)
+    got = api.solve(odd, objective=terms, time_limit=30)
+    assert escaped > 0  # the search ran, with names it had to escape
+    assert got == _renamed(want, "\udcff", ids)
+    assert api.validate(odd, got["assignment"])["legal"] is True
+    line = json.dumps({"jsonrpc": "2.0", "id": "\udcff", "method": "solve",
+                       "params": {"combat": odd, "objective": terms, "time_limit": 30}})
+    assert "\\udcff" in line
+    answer = json.loads(engine.respond(line))
+    assert answer["id"] == "\udcff"
+    assert answer["result"] == got

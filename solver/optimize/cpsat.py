@@ -103,7 +103,17 @@ class _Model(cp_model.CpModel):
     def new_int_var(self, lb: Any, ub: Any, name: str) -> cp_model.IntVar:
         if ub > self.widest:
             self.widest = int(ub)
-        return super().new_int_var(lb, ub, name)
+        return super().new_int_var(lb, ub, name if name.isascii() else _printable(name))
+
+    def new_bool_var(self, name: str) -> cp_model.IntVar:
+        return super().new_bool_var(name if name.isascii() else _printable(name))
+
+
+def _printable(name: str) -> str:
+    """A variable's name (made of ids) as OR-Tools takes it: valid UTF-8. JSON lets a
+    string hold a lone surrogate escape (``"\\udcff"``), which OR-Tools refuses with a
+    TypeError; it is written as its escape."""
+    return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 _local = threading.local()
