@@ -848,8 +848,8 @@ class Totals:
 
 def _losing(life: int, poison: int, lo: int, hi: int, most: int) -> tuple[int, int]:
     """The least net life lost in ``lo..hi`` with which a player at ``life`` and
-    ``poison`` loses (704.5a, 704.5c; ``hi + 1``: none), and the least poison given in
-    ``0..most`` with which they lose having lost ``lo`` (``most + 1``: none)."""
+    ``poison`` loses (by :func:`has_lost`; ``hi + 1``: none), and the least poison given
+    in ``0..most`` with which they lose having lost ``lo`` (``most + 1``: none)."""
     return (_least(lo, hi, lambda n: has_lost(life - n, poison)),
             _least(0, most, lambda q: has_lost(life - lo, poison + q)))
 
