@@ -178,6 +178,11 @@ def _step_knapsack(kinds: dict[tuple[int, int], list[int]],
         if len(at) > STEP_ARRAYS:
             at, best = _merged_arrays(at, best, weight, value * count, capacity)
         else:
+            if not isinstance(at, list):
+                # A row can have fewer steps than the one before (a step the shifted row
+                # overtakes is gone): back from arrays to the lists merge_steps takes
+                # (compiled, it takes nothing else).
+                at, best = at.tolist(), best.tolist()
             at, best = merge_steps(at, best, weight, value * count, capacity)
         built += len(at)
         if built > budget:
