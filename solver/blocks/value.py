@@ -101,6 +101,7 @@ def _listed(combat: Combat, side: Literal["attackers", "blockers"],
         return None
     return found if len(found) <= most else None
 
+
 @dataclass(frozen=True, slots=True)
 class Played:
     """A group played by ``plan`` (the defenders choose in it)."""
