@@ -5,8 +5,10 @@ on every board, whichever the board would pick: each test here forces one of the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import brute_blocks
@@ -23,6 +25,7 @@ SEARCHED = settings(max_examples=80, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                            HealthCheck.filter_too_much])
 PLAN_BUDGET = 400
+DATA = Path(__file__).parent / "data"
 
 
 @contextmanager
@@ -137,3 +140,21 @@ def test_sharing_the_blockers_among_four_attackers_keeps_the_proof_exact(
         assert_gang_search_exact(doc, gangs, by_size)
 
     check()
+
+
+def test_a_search_stopped_before_any_declaration_answers_the_empty_one_at_once() -> None:
+    """Stopped before it values a declaration, best_block answers the first legal one:
+    with no requirement, the empty declaration, taken without building the program of
+    the legal declarations (on a board of 30 attackers and 40 blockers with menace
+    that took 11 s past a time limit of 0.5 s)."""
+    from trample.solver.optimize.cancel import Cancel
+
+    doc = json.loads((DATA / "blocks_board.json").read_text("utf-8"))
+    cancel = Cancel()
+    cancel.set()
+    with mock.patch.object(search, "program", side_effect=AssertionError("program built")):
+        got = api.best_block(doc, cancel=cancel)
+    assert got["status"] == "feasible"
+    assert got["blocks"] == []
+    assert brute_blocks.check(doc, frozenset())["legal"]
+    assert tuple(got["objective"].values()) == brute_blocks.value(doc, frozenset())

@@ -164,8 +164,9 @@ def best_block(board: Board, terms: Sequence[str], *, deadline: float | None = N
     ev.watch = None
     if best.value is None:
         # Stopped before any declaration: the empty one is always legal... unless a
-        # requirement says otherwise; the first legal declaration then.
-        first = next(program(rules).walk())
+        # requirement says otherwise; the first legal declaration then (worked out by
+        # the program, which on a large board takes long: only when it must).
+        first = next(program(rules).walk()) if rules.requirements else {}
         best.blocks = first
         status = "feasible"
     evaluation = ev.evaluate(ev.made(best.blocks))
