@@ -161,18 +161,22 @@ _TERMS: dict[str, Callable[[Scorer, Steps, frozenset[str]], int]] = {
 }
 
 
+SPLITS_PER_CHECK = 256
+"""Splits :func:`splits` lists between two calls of its ``check``."""
+
+
 def splits(combat: Combat, side: Literal["attackers", "blockers"],
            check: Callable[[], None] | None = None) -> list[Amounts]:
     """Every legal split of one side in one step, in enumerate's order (the one split
-    when no source has a choice); ``check`` is called every 256 (it raises to stop the
-    listing)."""
+    when no source has a choice); ``check`` is called every :data:`SPLITS_PER_CHECK`
+    (it raises to stop the listing)."""
     space = legal_space(combat, side)
     forced = space.forced
     if forced is not None:
         return [forced]
     out: list[Amounts] = []
     for i, a in enumerate(census_of(space, ordered=True).enumerate()):
-        if check is not None and i % 256 == 255:
+        if check is not None and i % SPLITS_PER_CHECK == SPLITS_PER_CHECK - 1:
             check()
         out.append(dict(a))
     return out

@@ -46,6 +46,7 @@ from trample.models.document.outcomes import (
 from trample.models.game.declarations import defending_player
 from trample.solver.actions.plan import (
     MAX_PLAN_SIZE,
+    SPLITS_PER_CHECK,
     Plan,
     Scorer,
     plan_combat,
@@ -91,8 +92,8 @@ def _listed(combat: Combat, side: Literal["attackers", "blockers"],
 
     def check() -> None:
         nonlocal looked
-        looked += 1  # every 256 splits
-        if looked * 256 > most:
+        looked += 1
+        if looked * SPLITS_PER_CHECK > most:
             raise _TooMany
 
     try:
